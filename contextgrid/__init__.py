@@ -1,0 +1,59 @@
+"""contextgrid: why retrieval fails, and whether a change really helped."""
+
+from __future__ import annotations
+
+from .answers import score_answer
+from .character import (
+    character_f1,
+    character_precision,
+    character_recall,
+    coverage_fraction,
+    gold_coverage_by_chunk,
+    retrieved_character_count,
+)
+from .errors import ContextGridError, DuplicateChunkError, InvalidParameterError, UnknownPluginError
+from .index.base import recall_against_exact
+from .log import LogEntry, Severity, WarningLog
+from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
+from .records import Anchor, Answer, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
+from .results import RunResult
+from .scoring import evaluate, mean_rank_of_first_relevant, per_query
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_KS",
+    "METRICS",
+    "Anchor",
+    "Answer",
+    "AnswerScore",
+    "AssembledContext",
+    "Chunk",
+    "ContextGridError",
+    "DuplicateChunkError",
+    "EvalItem",
+    "GoldSpan",
+    "InvalidParameterError",
+    "LogEntry",
+    "Metric",
+    "Qrels",
+    "Run",
+    "RunResult",
+    "Severity",
+    "Span",
+    "UnknownPluginError",
+    "WarningLog",
+    "available_metrics",
+    "character_f1",
+    "character_precision",
+    "character_recall",
+    "coverage_fraction",
+    "evaluate",
+    "get_metric",
+    "gold_coverage_by_chunk",
+    "mean_rank_of_first_relevant",
+    "per_query",
+    "recall_against_exact",
+    "retrieved_character_count",
+    "score_answer",
+]

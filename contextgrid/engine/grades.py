@@ -1,0 +1,211 @@
+"""The ranked-grade matrix: a whole run's judgements laid out as columns, once per call.
+
+Row ``i`` is the ``i``-th scored question (qrels order); column ``r`` is rank
+``r + 1``. Every built-in metric at every k is a few numpy operations on the
+prefix sums of this matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from itertools import chain, islice, repeat
+from numbers import Integral
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ContextGridError, DuplicateChunkError
+
+__all__ = ["RankedGrades", "build_ranked_grades"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+class RankedGrades:
+    """Grades of the retrieved chunks (``gains``) and of the ideal ranking (``ideal``),
+    both ``(questions, depth)``, with each question's count of relevant chunks."""
+
+    def __init__(self, question_ids: list[str], gains: IntArray, ideal: IntArray, relevant: IntArray) -> None:
+        self.question_ids = question_ids
+        self.gains = gains
+        self.ideal = ideal
+        self.relevant = relevant
+
+    def __len__(self) -> int:
+        return len(self.question_ids)
+
+    @staticmethod
+    def at(prefix: FloatArray, k: int) -> FloatArray:
+        """Column ``k - 1`` of a prefix-sum matrix, clamped to its depth (0 if it has none)."""
+        if prefix.shape[1] == 0:
+            return np.zeros(prefix.shape[0])
+        return prefix[:, min(k, prefix.shape[1]) - 1]
+
+    @cached_property
+    def hits(self) -> FloatArray:
+        """Relevant chunks within the top ``r + 1``."""
+        return np.cumsum(self.gains > 0, axis=1, dtype=np.float64)
+
+    @cached_property
+    def precision_sums(self) -> FloatArray:
+        """Sum of precision@r over the relevant ranks r within the top ``r + 1``."""
+        ranks = np.arange(1, self.gains.shape[1] + 1, dtype=np.float64)
+        return np.cumsum(np.where(self.gains > 0, self.hits / ranks, 0.0), axis=1)
+
+    @cached_property
+    def first_hit(self) -> FloatArray:
+        """Rank of the first relevant chunk, ``inf`` where none was retrieved."""
+        found = self.gains > 0
+        first = np.argmax(found, axis=1).astype(np.float64) + 1.0 if found.shape[1] else np.zeros(len(self))
+        return np.where(found.any(axis=1), first, np.inf)
+
+    @staticmethod
+    def _discounted(grades: IntArray) -> FloatArray:
+        discounts = np.log2(np.arange(2, grades.shape[1] + 2, dtype=np.float64))
+        return np.cumsum(grades / discounts, axis=1)
+
+    @cached_property
+    def dcg(self) -> FloatArray:
+        return self._discounted(self.gains)
+
+    @cached_property
+    def idcg(self) -> FloatArray:
+        return self._discounted(self.ideal)
+
+
+def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
+    """Refuse qrels that are not ``{question: {chunk: grade}}`` with whole grades of 0 or more."""
+    if not isinstance(qrels, Mapping):
+        raise ContextGridError(
+            f"qrels must be a mapping of question id to {{chunk id: grade}}, got {type(qrels).__name__}"
+        )
+    for question_id, judgements in qrels.items():
+        if not isinstance(judgements, Mapping):
+            raise ContextGridError(
+                f"qrels for query {question_id!r} must be a mapping of chunk id to grade, got {judgements!r}"
+            )
+    grade_types = set(map(type, chain.from_iterable(map(Mapping.values, qrels.values()))))
+    if all(issubclass(t, Integral) and not issubclass(t, bool) for t in grade_types):
+        return
+    for question_id, judgements in qrels.items():
+        for chunk_id, grade in judgements.items():
+            if not isinstance(grade, Integral) or isinstance(grade, bool):
+                raise ContextGridError(
+                    f"qrels for query {question_id!r} give chunk {chunk_id!r} the grade {grade!r}; a grade is a "
+                    "whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"
+                )
+
+
+def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]]) -> None:
+    """Refuse a ranking that is not a sequence of distinct chunk ids."""
+    for question_id, ranked in zip(question_ids, rankings, strict=True):
+        if isinstance(ranked, (str, bytes)) or not isinstance(ranked, Sequence):
+            raise ContextGridError(
+                f"the run for query {question_id!r} must be a list of chunk ids, best first, got {ranked!r}"
+            )
+    try:
+        distinct = np.fromiter(map(len, map(set, rankings)), dtype=np.int64, count=len(rankings))
+    except TypeError:
+        for question_id, ranked in zip(question_ids, rankings, strict=True):
+            for chunk_id in ranked:
+                if not isinstance(chunk_id, str):
+                    raise ContextGridError(
+                        f"the run for query {question_id!r} holds {chunk_id!r}, which is not a chunk id (a str)"
+                    ) from None
+        raise
+    lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    repeating = np.flatnonzero(distinct != lengths)
+    if len(repeating) == 0:
+        return
+    first = int(repeating[0])
+    seen: set[str] = set()
+    repeated: dict[str, None] = {}
+    for chunk_id in rankings[first]:
+        if chunk_id in seen:
+            repeated[chunk_id] = None
+        seen.add(chunk_id)
+    message = (
+        f"the run for query {question_ids[first]!r} returns the same chunk id more than once: "
+        f"{', '.join(map(repr, repeated))}. A ranking is a list of distinct chunks, and scoring one with repeats "
+        "in it would report a retriever's bug as a score. De-duplicate the ranking, keeping each chunk at its "
+        "best position."
+    )
+    if len(repeating) > 1:
+        others = [question_ids[int(i)] for i in repeating[1:6]]
+        more = " …" if len(repeating) > 6 else ""
+        message += f" {len(repeating) - 1} more queries repeat ids too: {', '.join(map(repr, others))}{more}"
+    raise DuplicateChunkError(message)
+
+
+def build_ranked_grades(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Sequence[str]],
+    depth: int | None,
+) -> RankedGrades:
+    """Lay out the scored questions of ``qrels`` against ``run``, ``depth`` ranks deep
+    (``None``: the whole ranking).
+
+    A question is scored when at least one chunk has a grade above 0; a scored
+    question the run never answered gets an empty ranking.
+    """
+    _check_judgements(qrels)
+    if not isinstance(run, Mapping):
+        raise ContextGridError(f"run must be a mapping of question id to a list of chunk ids, got {type(run).__name__}")
+
+    all_ids = list(qrels)
+    counts = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=len(all_ids))
+    grades = np.fromiter(
+        chain.from_iterable(map(Mapping.values, qrels.values())), dtype=np.int64, count=int(counts.sum())
+    )
+    if (grades < 0).any():
+        for question_id, judgements in qrels.items():
+            for chunk_id, grade in judgements.items():
+                if grade < 0:
+                    raise ContextGridError(
+                        f"qrels for query {question_id!r} give chunk {chunk_id!r} the grade {grade!r}; a grade is "
+                        "a whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"
+                    )
+    owner = np.repeat(np.arange(len(all_ids)), counts)
+    relevant_all = np.bincount(owner, weights=grades > 0, minlength=len(all_ids)).astype(np.int64)
+    scored = np.flatnonzero(relevant_all > 0)
+
+    question_ids = [all_ids[i] for i in scored]
+    judgement_maps = [qrels[q] for q in question_ids]
+    empty: Sequence[str] = ()
+    rankings = [run.get(q, empty) for q in question_ids]
+    _check_rankings(question_ids, rankings)
+
+    lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    longest = int(lengths.max(initial=0))
+    width = longest if depth is None else min(depth, longest)
+    cut = np.minimum(lengths, width)
+    looked_up = chain.from_iterable(
+        map(judgements.get, islice(ranked, width), repeat(0))
+        for judgements, ranked in zip(judgement_maps, rankings, strict=True)
+    )
+    flat = np.fromiter(looked_up, dtype=np.int64, count=int(cut.sum()))
+    gains = np.zeros((len(question_ids), width), dtype=np.int64)
+    gains[np.arange(width) < cut[:, None]] = flat
+
+    relevant = relevant_all[scored]
+    ideal_width = int(relevant.max(initial=0)) if depth is None else min(depth, int(relevant.max(initial=0)))
+    ideal = _ideal_grades(owner, grades, scored, len(all_ids), ideal_width)
+    return RankedGrades(question_ids, gains, ideal, relevant)
+
+
+def _ideal_grades(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int, width: int) -> IntArray:
+    """Each scored question's relevant grades, best first, ``width`` deep."""
+    keep = grades > 0
+    owner, grades = owner[keep], grades[keep]
+    order = np.lexsort((-grades, owner))
+    owner, grades = owner[order], grades[order]
+    starts = np.searchsorted(owner, np.arange(n_all))
+    position = np.arange(len(owner)) - starts[owner]
+    row_of = np.full(n_all, -1, dtype=np.int64)
+    row_of[scored] = np.arange(len(scored))
+    take = position < width
+    ideal = np.zeros((len(scored), width), dtype=np.int64)
+    ideal[row_of[owner[take]], position[take]] = grades[take]
+    return ideal

@@ -1,0 +1,1 @@
+"""Search indexes and what they return."""
