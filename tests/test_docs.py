@@ -1,6 +1,6 @@
-"""Every docs page's examples run, and print exactly what the page shows.
+"""Every docs page's examples (and the README's) run, and print exactly what the page shows.
 
-Convention: in ``docs/*.md``, each fenced ``python`` block runs, in order, in one
+Convention: in ``docs/*.md`` and ``README.md``, each fenced ``python`` block runs, in order, in one
 namespace per page, in a fresh temporary working directory. A fenced ``output``
 block right after it holds the exact text the block prints.
 """
@@ -34,7 +34,7 @@ def examples(page: Path) -> list[tuple[str, str | None, int]]:
     return found
 
 
-PAGES = sorted(DOCS.glob("*.md"))
+PAGES = [*sorted(DOCS.glob("*.md")), DOCS.parent / "README.md"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
