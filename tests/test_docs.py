@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -44,10 +46,13 @@ def test_docs_page_examples_print_what_the_page_shows(
     monkeypatch.chdir(tmp_path)
     found = examples(page)
     assert found, f"{page.name} has no python example"
-    namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
+    # A real, registered module: dataclasses and pickling look the example's classes up in sys.modules.
+    module = types.ModuleType(f"docs_{page.stem.replace('-', '_')}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
     for code, expected, line in found:
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
-            exec(compile(code, f"{page.name}:{line}", "exec"), namespace)
+            # dont_inherit: this file's own __future__ imports must not leak into the example.
+            exec(compile(code, f"{page.name}:{line}", "exec", dont_inherit=True), module.__dict__)
         if expected is not None:
             assert buffer.getvalue() == expected, f"{page.name}, example at line {line}"

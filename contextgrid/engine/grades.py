@@ -141,8 +141,24 @@ def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]]) -> N
     if len(repeating) > 1:
         others = [question_ids[int(i)] for i in repeating[1:6]]
         more = " …" if len(repeating) > 6 else ""
-        message += f" {len(repeating) - 1} more queries repeat ids too: {', '.join(map(repr, others))}{more}"
+        message += f" Other queries that repeat ids: {', '.join(map(repr, others))}{more}"
     raise DuplicateChunkError(message)
+
+
+def _check_chunk_ids(question_ids: list[str], rankings: list[Sequence[str]], width: int) -> None:
+    """Refuse a chunk id that is not a str within the ranks that get scored.
+
+    An int id never equals the str in the qrels, so it would score as a silent miss.
+    Ranks past the deepest cut-off are never compared with the qrels, so they are not checked.
+    """
+    if set(map(type, chain.from_iterable(ranked[:width] for ranked in rankings))) <= {str}:
+        return
+    for question_id, ranked in zip(question_ids, rankings, strict=True):
+        for chunk_id in ranked[:width]:
+            if not isinstance(chunk_id, str):
+                raise ContextGridError(
+                    f"the run for query {question_id!r} holds {chunk_id!r}, which is not a chunk id (a str)"
+                )
 
 
 def build_ranked_grades(
@@ -184,6 +200,7 @@ def build_ranked_grades(
     lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     longest = int(lengths.max(initial=0))
     width = longest if depth is None else min(depth, longest)
+    _check_chunk_ids(question_ids, rankings, width)
     cut = np.minimum(lengths, width)
     # A comprehension beats chained map() here: one C-level dict lookup per retrieved chunk, no call layers.
     looked_up = [
