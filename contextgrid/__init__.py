@@ -17,7 +17,7 @@ from .log import LogEntry, Severity, WarningLog
 from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
 from .records import Anchor, Answer, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
 from .results import RunResult
-from .scoring import evaluate, mean_rank_of_first_relevant, per_query
+from .scoring import evaluate, first_relevant_ranks, mean_rank_of_first_relevant, per_query
 
 __version__ = "0.1.0"
 
@@ -49,6 +49,7 @@ __all__ = [
     "character_recall",
     "coverage_fraction",
     "evaluate",
+    "first_relevant_ranks",
     "get_metric",
     "gold_coverage_by_chunk",
     "mean_rank_of_first_relevant",

@@ -112,7 +112,7 @@ def score_answer(
     )
     for value, kind, name in checks:
         if not isinstance(value, kind):
-            raise ContextGridError(f"score_answer: {name} must be a {kind.__name__}, got {value!r}")
+            raise ContextGridError(f"score_answer: {name} must be of type {kind.__name__}, got {value!r}")
     answer_words = words(answer.text)
     context_words = words(context.text)
     groundedness = len(answer_words & context_words) / len(answer_words) if answer_words else 0.0

@@ -22,7 +22,8 @@ __all__ = [
 def _gold(item: EvalItem) -> list[Span]:
     if not isinstance(item, EvalItem):
         raise ContextGridError(f"expected an EvalItem, got {item!r}")
-    return [gold.span for gold in item.gold]
+    # A grade-0 span is judged irrelevant: as in the qrels, it is no evidence at all.
+    return [gold.span for gold in item.gold if gold.grade > 0]
 
 
 def _spans_of(chunks: Iterable[Chunk]) -> list[Span]:
@@ -37,7 +38,7 @@ def _spans_of(chunks: Iterable[Chunk]) -> list[Span]:
 def character_recall(item: EvalItem, retrieved: Iterable[Chunk]) -> float:
     """Fraction of the gold evidence's characters found somewhere in ``retrieved``.
 
-    0.0 if the item has no gold characters.
+    0.0 if the item has no gold characters. Gold spans of grade 0 are not evidence.
     """
     gold = _gold(item)
     total = covered_length(gold)
@@ -62,7 +63,7 @@ def character_f1(item: EvalItem, retrieved: Iterable[Chunk]) -> float:
     >>> import contextgrid as cg
     >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 0, 100)),))
     >>> cg.character_f1(item, [cg.Chunk(id="c1", span=cg.Span("d", 50, 250), text="")])
-    0.4
+    0.3333333333333333
     """
     chunks = list(retrieved)
     recall = character_recall(item, chunks)

@@ -18,6 +18,7 @@ from .errors import ContextGridError
 __all__ = [
     "Anchor",
     "Answer",
+    "AnswerRecord",
     "AnswerScore",
     "AssembledContext",
     "Chunk",
@@ -37,15 +38,19 @@ def _require(condition: bool, record: str, message: str) -> None:
         raise ContextGridError(f"{record}: {message}")
 
 
+def _kind_name(kind: type) -> str:
+    return "int" if kind is Integral else kind.__name__
+
+
 def _tuple_of(record: str, name: str, values: Iterable[Any], kind: type) -> tuple[Any, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ContextGridError(f"{record}: {name} must be a sequence of {kind.__name__}, got {values!r}")
+        raise ContextGridError(f"{record}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
     items = tuple(values)
     for position, item in enumerate(items):
         _require(
             isinstance(item, kind),
             record,
-            f"{name}[{position}] must be a {kind.__name__}, got {item!r}",
+            f"{name}[{position}] must be of type {_kind_name(kind)}, got {item!r}",
         )
     return items
 
@@ -265,3 +270,34 @@ class AnswerScore:
     def abstention_correct(self) -> bool:
         """The answer declined exactly when there was nothing to answer from."""
         return self.abstained == self.should_have_abstained
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    """A generated answer as a pipeline logged it: for which question, and from which chunks.
+
+    ``context_chunk_ids`` are the chunks of the context the answer was
+    generated from, in passage order (citation ``[n]`` is the ``n``-th).
+
+    Examples
+    --------
+    >>> from contextgrid.records import Answer, AnswerRecord
+    >>> AnswerRecord("q1", Answer("Within 30 days [1].", citations=(1,)), context_chunk_ids=("c4",))
+    AnswerRecord(question_id='q1', answer=Answer(text='Within 30 days [1].', citations=(1,)), context_chunk_ids=('c4',))
+    """
+
+    question_id: str
+    answer: Answer
+    context_chunk_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        label = f"AnswerRecord(question_id={self.question_id!r})"
+        _require(
+            isinstance(self.question_id, str) and self.question_id != "",
+            label,
+            "question_id must be a non-empty str",
+        )
+        _require(isinstance(self.answer, Answer), label, f"answer must be an Answer, got {self.answer!r}")
+        ids = _tuple_of(label, "context_chunk_ids", self.context_chunk_ids, str)
+        _require(all(ids), label, "context_chunk_ids must not hold an empty id")
+        object.__setattr__(self, "context_chunk_ids", ids)

@@ -66,7 +66,9 @@ class Registry(Generic[T]):
         try:
             return self._classes[name]
         except (KeyError, TypeError):
-            raise UnknownPluginError(f"no {self._kind} named {name!r}. Available: {', '.join(self.names())}") from None
+            raise UnknownPluginError(
+                f"no {self._kind} named {name!r}. Available: {', '.join(self.names()) or 'none'}"
+            ) from None
 
     def names(self) -> tuple[str, ...]:
         """Every registered name, sorted."""

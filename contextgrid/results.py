@@ -46,6 +46,9 @@ class RunResult:
         """Whether ``name`` (a ``metric@k`` label) was scored at all."""
         return name in self.scores
 
+    def __contains__(self, name: object) -> bool:
+        return name in self.scores
+
     def __getitem__(self, name: str) -> float:
         if name not in self.scores:
             raise ContextGridError(

@@ -13,7 +13,7 @@ from .log import WarningLog
 from .metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS, Metric, Qrels
 from .params import check_k, check_ks
 
-__all__ = ["evaluate", "mean_rank_of_first_relevant", "per_query", "score_questions"]
+__all__ = ["evaluate", "first_relevant_ranks", "mean_rank_of_first_relevant", "per_query", "score_questions"]
 
 
 def _resolve_metrics(metrics: object, *, function: str) -> list[type[Metric]]:
@@ -157,3 +157,19 @@ def mean_rank_of_first_relevant(
     if not found.any():
         return None
     return float(np.mean(batch.first_hit[found]))
+
+
+def first_relevant_ranks(qrels: Qrels, run: Mapping[str, Sequence[str]]) -> dict[str, int | None]:
+    """The 1-based rank of each scored question's first relevant chunk, ``None`` where none came back.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> cg.first_relevant_ranks({"q1": {"c1": 2}, "q2": {"c4": 1}, "q3": {}}, {"q1": ["x", "c1"], "q2": ["y"]})
+    {'q1': 2, 'q2': None}
+    """
+    batch = build_ranked_grades(qrels, run, None)
+    return {
+        question: int(rank) if np.isfinite(rank) else None
+        for question, rank in zip(batch.question_ids, batch.first_hit.tolist(), strict=True)
+    }
