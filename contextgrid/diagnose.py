@@ -18,7 +18,15 @@ from .params import check_k
 from .records import Chunk
 from .scoring import first_relevant_ranks, per_query
 
-__all__ = ["TIE_TOLERANCE", "failing_configurations", "question_changes", "question_scores", "ranked_list"]
+__all__ = [
+    "TIE_TOLERANCE",
+    "failing_configurations",
+    "filter_questions",
+    "question_changes",
+    "question_scores",
+    "ranked_list",
+    "shared_scores",
+]
 
 TIE_TOLERANCE = 1e-9
 """Two scores closer than this are a tie: float noise is not a win."""
@@ -63,6 +71,43 @@ def question_scores(
     frame["_question"] = frame.index
     ordered = frame.sort_values(["failing", first, "_question"], ascending=[False, True, True], kind="stable")
     return ordered.drop(columns="_question")
+
+
+def filter_questions(
+    table: pd.DataFrame,
+    *,
+    label: str | None = None,
+    at_most: float = 1.0,
+    failing_only: bool = False,
+    contains: str = "",
+) -> pd.DataFrame:
+    """Rows of a :func:`question_scores` table: ``label`` at most ``at_most``, only
+    failing ones, and/or question ids containing ``contains`` (case-insensitive).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.diagnose import filter_questions
+    >>> table = pd.DataFrame(
+    ...     {"mrr@5": [0.0, 0.5, 1.0], "failing": [True, False, False]}, index=["refund-1", "refund-2", "ship-1"]
+    ... )
+    >>> list(filter_questions(table, label="mrr@5", at_most=0.5, contains="REFUND").index)
+    ['refund-1', 'refund-2']
+    >>> list(filter_questions(table, failing_only=True).index)
+    ['refund-1']
+    """
+    keep = pd.Series(True, index=table.index)
+    if label is not None:
+        if label not in table.columns:
+            raise ContextGridError(
+                f"the table has no column {label!r}. Available: {', '.join(map(str, table.columns))}"
+            )
+        keep &= table[label] <= at_most
+    if failing_only:
+        keep &= table["failing"].astype(bool)
+    if contains:
+        keep &= table.index.astype(str).str.contains(contains, case=False, regex=False)
+    return table[keep]
 
 
 def ranked_list(
@@ -147,3 +192,25 @@ def question_changes(per_question: pd.DataFrame, a: str, b: str, *, tolerance: f
     changes["_question"] = changes.index
     ordered = changes.sort_values(["_size", "_question"], ascending=[False, True], kind="stable")
     return ordered.drop(columns=["_size", "_question"])
+
+
+def shared_scores(per_question: pd.DataFrame, configs: Sequence[str]) -> dict[str, dict[str, float]]:
+    """``{config: {question: score}}`` over the questions every one of ``configs`` scores,
+    the shape the paired tests of :mod:`contextgrid.significance` take.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.diagnose import shared_scores
+    >>> table = pd.DataFrame({"A": [1.0, None], "B": [0.5, 0.25]}, index=["q1", "q2"])
+    >>> shared_scores(table, ["A", "B"])
+    {'A': {'q1': 1.0}, 'B': {'q1': 0.5}}
+    """
+    missing = [name for name in configs if name not in per_question.columns]
+    if missing:
+        raise ContextGridError(
+            f"no configuration named {', '.join(map(repr, missing))} in this table. "
+            f"Available: {', '.join(map(str, per_question.columns))}"
+        )
+    both = per_question[list(configs)].dropna()
+    return {name: {str(q): float(v) for q, v in both[name].items()} for name in configs}

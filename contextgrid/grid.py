@@ -97,7 +97,18 @@ def metric_curves(grid: pd.DataFrame, metric: str) -> pd.DataFrame:
     return curves
 
 
-def parameter_columns(grid: pd.DataFrame) -> Sequence[str]:
-    """The columns of ``grid`` that are configuration parameters, not scores."""
+def parameter_columns(grid: pd.DataFrame, *, varying: bool = False) -> Sequence[str]:
+    """The columns of ``grid`` that are configuration parameters, not scores;
+    with ``varying=True`` only those that take more than one value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.grid import parameter_columns
+    >>> grid = pd.DataFrame({"mrr@1": [0.5, 0.25], "size": [256, 512], "chunker": ["fixed", "fixed"]})
+    >>> parameter_columns(grid), parameter_columns(grid, varying=True)
+    (['size', 'chunker'], ['size'])
+    """
     scores = set(score_columns(grid))
-    return [str(column) for column in grid.columns if str(column) not in scores]
+    names = [str(column) for column in grid.columns if str(column) not in scores]
+    return [name for name in names if grid[name].nunique(dropna=True) > 1] if varying else names

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from .errors import ContextGridError
+from .frozenmap import FrozenMap
 from .log import LogEntry
 
 __all__ = ["RunResult"]
@@ -39,7 +39,7 @@ class RunResult:
         if not isinstance(self.scores, Mapping):
             raise ContextGridError(f"RunResult({self.config!r}): scores must be a mapping, got {self.scores!r}")
         # A read-only copy: the caller's dict stays theirs, and ours cannot drift.
-        object.__setattr__(self, "scores", MappingProxyType({str(k): float(v) for k, v in self.scores.items()}))
+        object.__setattr__(self, "scores", FrozenMap({str(k): float(v) for k, v in self.scores.items()}))
         object.__setattr__(self, "warnings", tuple(self.warnings))
 
     def has(self, name: str) -> bool:

@@ -1,0 +1,62 @@
+"""contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR]`.
+
+The entry point lays out the data source in the sidebar and routes to the
+pages in pages/; the pages read the chosen source from the session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import streamlit as st
+
+from pages import _data, _state
+
+PAGES = [
+    st.Page("pages/overview.py", title="Overview", icon=":material/grid_on:", default=True),
+    st.Page("pages/questions.py", title="Questions", icon=":material/quiz:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+]
+
+SOURCES = {
+    "sample": "Bundled sample workspace",
+    "folder": "Workspace folder",
+    "upload": "Upload files",
+}
+
+
+def _default_workspace() -> str:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--workspace", default=str(_data.SAMPLE))
+    known, _ = parser.parse_known_args(sys.argv[1:])
+    return str(known.workspace)
+
+
+def _source_root() -> str | None:
+    """The workspace folder the pages read, from the sidebar's choice of source."""
+    with st.sidebar:
+        st.header("Data")
+        source = _state.choose("Source", list(SOURCES), "source", container=st.sidebar, format_func=SOURCES.__getitem__)
+        if source == "sample":
+            return _default_workspace()
+        if source == "folder":
+            st.session_state.setdefault("_widget_workspace", str(st.session_state.get("workspace", "")))
+            path = st.text_input("Workspace folder (holds contextgrid.toml)", key="_widget_workspace")
+            _state.remember("workspace", path)
+            return path or None
+        qrels = st.file_uploader("Qrels", key="upload_qrels")
+        runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")
+        if qrels is None or not runs:
+            st.info("Upload one qrels file and at least one run.")
+            return None
+        return _data.uploaded_workspace(
+            (qrels.name, qrels.getvalue()), tuple((run.name, run.getvalue()) for run in runs)
+        )
+
+
+st.set_page_config(page_title="contextgrid", page_icon=":material/grid_on:", layout="wide")
+_state.restore_from_url()
+navigation = st.navigation(PAGES)
+st.session_state["root"] = _source_root()
+navigation.run()

@@ -1,0 +1,195 @@
+"""The dashboard's data layer: every page gets its numbers here, from the library, cached by content.
+
+Workspaces are keyed by their folder and a fingerprint of every file in it
+(path, size, modification time), so an edited file is read again and an
+unchanged one is not. Uploads are keyed by their bytes, never by the
+UploadedFile object, and written to a folder named after their hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import pandas as pd
+import streamlit as st
+
+from contextgrid import ContextGridError
+from contextgrid.diagnose import question_scores, ranked_list, shared_scores
+from contextgrid.records import Chunk, EvalItem
+from contextgrid.significance import ComparisonTable, compare_configurations
+from contextgrid.workspace import MANIFEST, Workspace, load_workspace
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_data" / "workspace"
+UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
+
+T = TypeVar("T")
+
+
+def chosen_root() -> str:
+    """The workspace folder the sidebar chose; without one, say so and stop the page."""
+    root = st.session_state.get("root")
+    if not root:
+        st.info("Choose a data source in the sidebar.")
+        st.stop()
+    return str(root)
+
+
+def fingerprint(root: str) -> str:
+    """A digest of every file under ``root``: its relative path, size and modification time."""
+    digest = hashlib.sha256()
+    base = Path(root)
+    for path in sorted(base.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            digest.update(f"{path.relative_to(base)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _workspace(root: str, version: str) -> Workspace:
+    return load_workspace(root)
+
+
+def workspace(root: str) -> Workspace:
+    """The workspace in ``root``, loaded once per version of its files."""
+    return _workspace(root, fingerprint(root))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _grid(root: str, version: str) -> pd.DataFrame:
+    return _workspace(root, version).evaluate().to_dataframe()
+
+
+def grid(root: str) -> pd.DataFrame:
+    """Every configuration's metric@k scores and parameters (``Workspace.evaluate().to_dataframe()``)."""
+    return _grid(root, fingerprint(root))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _per_query(root: str, version: str, metric: str, k: int) -> pd.DataFrame:
+    return _workspace(root, version).per_query(metric, k)
+
+
+def per_query(root: str, metric: str, k: int) -> pd.DataFrame:
+    """``metric@k`` per question (rows) and configuration (columns)."""
+    return _per_query(root, fingerprint(root), metric, k)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _question_table(root: str, version: str, config: str, k: int) -> pd.DataFrame:
+    ws = _workspace(root, version)
+    return question_scores(ws.qrels(config), ws.run(config), k)
+
+
+def question_table(root: str, config: str, k: int) -> pd.DataFrame:
+    """Every metric at ``k`` per question of ``config``, worst first."""
+    return _question_table(root, fingerprint(root), config, k)
+
+
+def _chunks_by_id(ws: Workspace, config: str) -> dict[str, Chunk] | None:
+    if ws.config(config).chunks is None:
+        return None
+    return {chunk.id: chunk for chunk in ws.chunks(config)}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _ranking(root: str, version: str, config: str, question: str, depth: int) -> pd.DataFrame:
+    ws = _workspace(root, version)
+    qrels = ws.qrels(config)
+    run = ws.run(config)
+    judgements = qrels.get(question, {})
+    ranked = run.get(question, ())
+    return ranked_list(judgements, ranked, chunks=_chunks_by_id(ws, config), depth=depth)
+
+
+def ranking(root: str, config: str, question: str, depth: int) -> pd.DataFrame:
+    """What ``config`` returned for ``question``: rank, chunk, grade, relevance, text."""
+    return _ranking(root, fingerprint(root), config, question, depth)
+
+
+def item(root: str, question: str) -> EvalItem | None:
+    """The question record, when the workspace has questions."""
+    ws = workspace(root)
+    if ws.questions_path is None:
+        return None
+    return next((entry for entry in ws.questions if entry.id == question), None)
+
+
+def documents(root: str) -> dict[str, str] | None:
+    """The workspace's documents, when it has them."""
+    ws = workspace(root)
+    return None if ws.documents_path is None else dict(ws.documents)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _comparison(
+    root: str, version: str, metric: str, k: int, configs: tuple[str, ...], baseline: str, test: str, correction: str
+) -> ComparisonTable:
+    scores = shared_scores(_per_query(root, version, metric, k), configs)
+    return compare_configurations(
+        scores, baseline=baseline, metric=f"{metric}@{k}", test=test, correction=correction, seed=0
+    )
+
+
+def comparison(
+    root: str, metric: str, k: int, configs: Sequence[str], baseline: str, test: str, correction: str
+) -> ComparisonTable:
+    """Each of ``configs`` against ``baseline`` on ``metric@k``, on the questions all of them score."""
+    return _comparison(root, fingerprint(root), metric, k, tuple(configs), baseline, test, correction)
+
+
+def _toml_string(value: str) -> str:
+    # A JSON string is a valid TOML basic string for any text.
+    return json.dumps(value)
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    # Rewriting identical bytes would move the modification time and defeat the cache.
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
+def uploaded_workspace(qrels: tuple[str, bytes], runs: tuple[tuple[str, bytes], ...]) -> str:
+    """Write uploaded files into a workspace folder named after their content; return its path.
+
+    Each run becomes a configuration named after its file.
+    """
+    digest = hashlib.sha256()
+    for name, data in (qrels, *runs):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    root = UPLOADS / digest.hexdigest()[:16]
+    (root / "runs").mkdir(parents=True, exist_ok=True)
+    qrels_name = Path(qrels[0]).name
+    _write_if_changed(root / qrels_name, qrels[1])
+    lines = ['name = "uploaded"', f"qrels = {_toml_string(qrels_name)}"]
+    taken: set[str] = set()
+    for name, data in runs:
+        file_name = Path(name).name
+        _write_if_changed(root / "runs" / file_name, data)
+        config = file_name.split(".")[0] or "run"
+        while config in taken:
+            config += "'"
+        taken.add(config)
+        lines += ["", "[[config]]", f"name = {_toml_string(config)}", f"run = {_toml_string('runs/' + file_name)}"]
+    _write_if_changed(root / MANIFEST, ("\n".join(lines) + "\n").encode())
+    return str(root)
+
+
+def guard(action: Callable[[], T], *, root: str | None = None) -> T:
+    """Run ``action``; on bad input show the error as a message and stop this page, never a traceback.
+
+    Paths inside an upload folder are shown as the names the user uploaded.
+    """
+    try:
+        return action()
+    except ContextGridError as error:
+        message = str(error)
+        if root is not None and root.startswith(str(UPLOADS)):
+            message = message.replace(root + "/runs/", "").replace(root + "/", "")
+        st.error(message, icon=":material/error:")
+        st.stop()

@@ -1,0 +1,65 @@
+"""Questions: per-question scores of one configuration, worst first, and a drill-down into one question."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from contextgrid.diagnose import failing_configurations, filter_questions
+from contextgrid.markup import escape_markdown as md
+from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from pages import _data, _state
+
+st.title("Questions")
+root = _data.chosen_root()
+
+workspace = _data.guard(lambda: _data.workspace(root), root=root)
+left, middle, right = st.columns(3)
+with left:
+    config = _state.choose("Configuration", list(workspace.names), "config")
+with middle:
+    k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+with right:
+    metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
+
+table = _data.guard(lambda: _data.question_table(root, config, k), root=root)
+label = f"{metric}@{k}"
+
+filters = st.columns(3)
+failing_only = filters[0].checkbox(f"Only failing at k={k} (no relevant chunk in the top {k})")
+threshold = filters[1].slider(f"{label} at most", 0.0, 1.0, 1.0, 0.05)
+search = filters[2].text_input("Question id contains")
+shown = filter_questions(table, label=label, at_most=threshold, failing_only=failing_only, contains=search)
+
+st.caption(f"{len(shown)} of {len(table)} scored questions, worst first.")
+st.dataframe(shown, width="stretch")
+
+if shown.empty:
+    st.stop()
+st.subheader("One question")
+question = _state.choose("Question", list(shown.index), "question")
+row = table.loc[question]
+rank = row["first_relevant_rank"]
+st.metric("Rank of the first relevant chunk", "none retrieved" if pd.isna(rank) else int(rank))
+
+entry = _data.guard(lambda: _data.item(root, question), root=root)
+if entry is not None:
+    st.text(entry.question)
+    texts = _data.guard(lambda: _data.documents(root), root=root)
+    for gold in entry.gold:
+        st.caption(f"Gold evidence, grade {gold.grade}: {md(gold.span.doc_id)} \\[{gold.span.start}, {gold.span.end})")
+        if texts is not None and gold.span.doc_id in texts:
+            st.text(texts[gold.span.doc_id][gold.span.start : gold.span.end])
+    if not entry.is_resolved:
+        st.warning("This question's gold evidence was not found in the documents.")
+
+st.caption(f"What {md(config)} returned (top 20):")
+st.dataframe(_data.guard(lambda: _data.ranking(root, config, question, 20), root=root), width="stretch")
+
+hits = _data.guard(lambda: _data.per_query(root, "hit_rate", k), root=root)
+also = [name for name in failing_configurations(hits, question) if name != config] if question in hits.index else []
+st.caption(
+    f"Other configurations that miss it at k={k}: {md(', '.join(also))}"
+    if also
+    else "No other configuration misses it."
+)
