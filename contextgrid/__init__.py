@@ -18,6 +18,7 @@ from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics,
 from .records import Anchor, Answer, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
 from .results import RunResult
 from .scoring import evaluate, first_relevant_ranks, mean_rank_of_first_relevant, per_query
+from .workspace import Configuration, Workspace, WorkspaceResults, load_workspace
 
 __version__ = "0.1.0"
 
@@ -29,6 +30,7 @@ __all__ = [
     "AnswerScore",
     "AssembledContext",
     "Chunk",
+    "Configuration",
     "ContextGridError",
     "DuplicateChunkError",
     "EvalItem",
@@ -43,6 +45,8 @@ __all__ = [
     "Span",
     "UnknownPluginError",
     "WarningLog",
+    "Workspace",
+    "WorkspaceResults",
     "available_metrics",
     "character_f1",
     "character_precision",
@@ -52,6 +56,7 @@ __all__ = [
     "first_relevant_ranks",
     "get_metric",
     "gold_coverage_by_chunk",
+    "load_workspace",
     "mean_rank_of_first_relevant",
     "per_query",
     "recall_against_exact",

@@ -1,0 +1,408 @@
+"""The ``contextgrid`` command: score runs from files or a workspace, or start the dashboard.
+
+Subcommands and output formats are registries (:data:`COMMANDS`,
+:data:`FORMATS`): a new one is registered, never dispatched on by name.
+Bad input exits with status 2 and one ``contextgrid: error: ...`` line on
+stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO
+
+from . import __version__
+from .errors import ContextGridError
+from .io import FORMATS as FILE_FORMATS
+from .io import read_qrels, read_run
+from .log import WarningLog
+from .metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
+from .params import check_ks
+from .progress import FileProgress, file_size
+from .results import RunResult
+from .scoring import evaluate, per_query
+from .workspace import SAMPLE, Workspace, load_workspace
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "COMMANDS",
+    "FORMATS",
+    "Grid",
+    "Subcommand",
+    "app_command",
+    "build_parser",
+    "main",
+    "register_command",
+    "register_format",
+]
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+"""The dashboard script ``contextgrid app`` starts (at the repository root)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """A labelled table of scores: ``values[row][column]``, ``None`` where there is no score.
+
+    Examples
+    --------
+    >>> Grid("metric", ("recall@1",), ("a.trec", "b.trec"), ((0.5, None),)).values[0]
+    (0.5, None)
+    """
+
+    corner: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    values: tuple[tuple[float | None, ...], ...]
+
+    def __post_init__(self) -> None:
+        if len(self.values) != len(self.rows) or any(len(row) != len(self.columns) for row in self.values):
+            raise ContextGridError(
+                f"Grid: values must be {len(self.rows)} rows of {len(self.columns)} columns, got "
+                f"{[len(row) for row in self.values]}"
+            )
+
+
+Formatter = Callable[[Grid, TextIO], None]
+
+FORMATS: dict[str, Formatter] = {}
+"""Output formats by name: ``formatter(grid, stream)`` writes the whole grid."""
+
+
+def register_format(name: str) -> Callable[[Formatter], Formatter]:
+    """Return a decorator that registers a formatter under ``name``."""
+
+    def decorator(formatter: Formatter) -> Formatter:
+        if name in FORMATS:
+            raise ContextGridError(f"an output format named {name!r} is already registered")
+        FORMATS[name] = formatter
+        return formatter
+
+    return decorator
+
+
+@register_format("table")
+def _write_table(grid: Grid, stream: TextIO) -> None:
+    """Aligned columns for reading, scores to 4 decimals (csv and json keep every digit)."""
+    cells = [[f"{value:.4f}" if value is not None else "-" for value in row] for row in grid.values]
+    label_width = max(map(len, (grid.corner, *grid.rows)))
+    widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(grid.columns)]
+    lines = [
+        "  ".join([label.ljust(label_width), *(cell.rjust(width) for cell, width in zip(row, widths, strict=True))])
+        for label, row in zip((grid.corner, *grid.rows), (list(grid.columns), *cells), strict=True)
+    ]
+    stream.write("\n".join(lines) + "\n")
+
+
+@register_format("csv")
+def _write_csv(grid: Grid, stream: TextIO) -> None:
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow([grid.corner, *grid.columns])
+    for label, row in zip(grid.rows, grid.values, strict=True):
+        writer.writerow([label, *("" if value is None else repr(value) for value in row)])
+
+
+@register_format("json")
+def _write_json(grid: Grid, stream: TextIO) -> None:
+    """One object per column, ``{row: score}``: the shape ``evaluate()`` and ``per_query()`` return."""
+    by_column = {
+        column: {label: row[i] for label, row in zip(grid.rows, grid.values, strict=True)}
+        for i, column in enumerate(grid.columns)
+    }
+    stream.write(json.dumps(by_column, indent=2, allow_nan=False) + "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Subcommand:
+    """One ``contextgrid`` subcommand: ``configure`` adds its arguments, ``run`` does it and returns the exit status."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: dict[str, Subcommand] = {}
+"""Subcommands by name."""
+
+
+def register_command(command: Subcommand) -> Subcommand:
+    """Add ``command`` to :data:`COMMANDS`; a taken name is refused."""
+    if command.name in COMMANDS:
+        raise ContextGridError(f"a subcommand named {command.name!r} is already registered")
+    COMMANDS[command.name] = command
+    return command
+
+
+def _cutoffs(text: str) -> tuple[int, ...]:
+    """``--k 1,3,5`` as cut-offs, checked as ``evaluate()`` checks them."""
+    try:
+        return check_ks([int(part) for part in text.split(",") if part.strip()], function="evaluate")
+    except ValueError as error:
+        message = str(error) if isinstance(error, ContextGridError) else f"invalid literal in {text!r}"
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers like 1,3,5: {message}") from None
+
+
+def _metric_names(text: str) -> tuple[str, ...]:
+    """``--metrics recall,ndcg`` as registered metric names, each once."""
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated metric names like recall,ndcg, got {text!r}")
+    try:
+        for name in names:
+            METRICS.get(name)
+    except ContextGridError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return names
+
+
+def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", metavar="QRELS RUN", help="a qrels file, then one or more run files")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, help="score every configuration of a workspace")
+    parser.add_argument(
+        "--k", type=_cutoffs, default=DEFAULT_KS, metavar="K,K,...", help="cut-offs (default: 1,3,5,10,20)"
+    )
+    parser.add_argument(
+        "--metrics",
+        type=_metric_names,
+        default=BUILTIN_METRICS,
+        metavar="NAME,...",
+        help=f"registered metric names (default: {','.join(BUILTIN_METRICS)})",
+    )
+    parser.add_argument(
+        "--per-query", action="store_true", help="one row per question for one metric at one k (question x run)"
+    )
+    parser.add_argument("--format", choices=tuple(FORMATS), default="table", help="output format (default: table)")
+    for option, files in (("--qrels-format", "the qrels file"), ("--run-format", "the run files")):
+        parser.add_argument(
+            option,
+            choices=FILE_FORMATS.names(),
+            metavar="NAME",
+            help=f"read {files} as NAME ({', '.join(FILE_FORMATS.names())}); default: from the suffix",
+        )
+
+
+def _report(log: WarningLog) -> None:
+    for entry in log:
+        print(f"contextgrid: warning: {entry}", file=sys.stderr)
+
+
+def _score_grid(results: Sequence[RunResult], labels: Iterable[str]) -> Grid:
+    """``metric@k`` rows (those any run has), one column per run."""
+    present = tuple(label for label in labels if any(result.has(label) for result in results))
+    values = tuple(tuple(result.scores.get(label) for result in results) for label in present)
+    return Grid("metric", present, tuple(result.config for result in results), values)
+
+
+def _per_query_grid(columns: dict[str, dict[str, float]]) -> Grid:
+    """Question rows (in the order first met), one column per run."""
+    questions = tuple(dict.fromkeys(question for scores in columns.values() for question in scores))
+    values = tuple(tuple(scores.get(question) for scores in columns.values()) for question in questions)
+    return Grid("question", questions, tuple(columns), values)
+
+
+def _frame_grid(frame: pd.DataFrame) -> Grid:
+    values = tuple(
+        tuple(None if math.isnan(value) else float(value) for value in row) for row in frame.itertuples(index=False)
+    )
+    return Grid("question", tuple(map(str, frame.index)), tuple(map(str, frame.columns)), values)
+
+
+def _evaluate_files(args: argparse.Namespace, log: WarningLog) -> Grid:
+    if len(args.files) < 2:
+        raise ContextGridError("evaluate needs a qrels file and at least one run file (or --workspace DIR)")
+    qrels_name, *run_names = args.files
+    repeated = sorted({name for name in run_names if run_names.count(name) > 1})
+    if repeated:
+        raise ContextGridError(f"each run file can be given once, repeated: {', '.join(repeated)}")
+    paths = [Path(name) for name in args.files]
+    with FileProgress([file_size(path) for path in paths]) as progress:
+        with progress.step(qrels_name, file_size(paths[0])):
+            qrels = read_qrels(paths[0], format=args.qrels_format)
+        runs = {}
+        for name, path in zip(run_names, paths[1:], strict=True):
+            with progress.step(name, file_size(path)):
+                runs[name] = read_run(path, format=args.run_format)
+    if args.per_query:
+        return _per_query_grid({name: per_query(qrels, run, args.metrics[0], args.k[0]) for name, run in runs.items()})
+    results = []
+    for name, run in runs.items():
+        run_log = WarningLog()
+        results.append(RunResult(name, evaluate(qrels, run, ks=args.k, metrics=args.metrics, warnings=run_log)))
+        log.entries.extend(run_log.entries)
+    return _score_grid(results, (f"{metric}@{k}" for metric in args.metrics for k in args.k))
+
+
+def _load_all(workspace: Workspace) -> None:
+    """Read every run and qrels file of ``workspace`` now, behind a progress bar."""
+    steps: dict[Path, tuple[Callable[[str], object], str]] = {}
+    for config in workspace.configs:
+        steps.setdefault(config.qrels, (workspace.qrels, config.name))
+        steps.setdefault(config.run, (workspace.run, config.name))
+    sizes = {path: file_size(path) for path in steps}
+    with FileProgress(list(sizes.values())) as progress:
+        for path, (load, name) in steps.items():
+            with progress.step(str(path.relative_to(workspace.root)), sizes[path]):
+                load(name)
+
+
+def _evaluate_workspace(args: argparse.Namespace, log: WarningLog) -> Grid:
+    if args.files:
+        raise ContextGridError(f"give either QRELS RUN... or --workspace DIR, not both (got {' '.join(args.files)})")
+    if args.qrels_format or args.run_format:
+        raise ContextGridError(
+            "--qrels-format and --run-format apply to files given on the command line; a workspace's files are "
+            "read by their suffix"
+        )
+    workspace = load_workspace(args.workspace)
+    _load_all(workspace)
+    if args.per_query:
+        return _frame_grid(workspace.per_query(args.metrics[0], args.k[0]))
+    results = workspace.evaluate(ks=args.k, metrics=args.metrics, warnings=log)
+    return _score_grid(results.results, results.labels)
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    if args.per_query and (len(args.metrics) != 1 or len(args.k) != 1):
+        raise ContextGridError(
+            f"--per-query prints one metric at one cut-off; choose them with --metrics NAME --k K "
+            f"(got {len(args.metrics)} metrics and {len(args.k)} cut-offs)"
+        )
+    log = WarningLog()
+    grid = _evaluate_files(args, log) if args.workspace is None else _evaluate_workspace(args, log)
+    _report(log)
+    if not grid.rows:
+        print(
+            "contextgrid: warning: no question in the qrels has a relevant chunk; nothing was scored", file=sys.stderr
+        )
+    FORMATS[args.format](grid, sys.stdout)
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {text!r}")
+    return port
+
+
+def _configure_app(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "workspace",
+        nargs="?",
+        type=Path,
+        default=SAMPLE,
+        metavar="WORKSPACE",
+        help="the workspace folder to open (default: the sample workspace)",
+    )
+    parser.add_argument("--port", type=_port, help="serve on this port (default: streamlit's, 8501)")
+    parser.add_argument("--headless", action="store_true", help="do not open a browser")
+
+
+def app_command(workspace: Path, *, port: int | None = None, headless: bool = False) -> list[str]:
+    """The command line that serves the dashboard on ``workspace``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> app_command(Path("/data/ws"), port=8600, headless=True)[3:]  # doctest: +ELLIPSIS
+    ['run', '.../app.py', '--server.port', '8600', '--server.headless', 'true', '--', '--workspace', '/data/ws']
+    """
+    options = [] if port is None else ["--server.port", str(port)]
+    options += ["--server.headless", "true"] if headless else []
+    return [sys.executable, "-m", "streamlit", "run", str(APP), *options, "--", "--workspace", str(workspace)]
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    workspace = load_workspace(args.workspace)  # a broken workspace fails here, not inside the dashboard
+    if not APP.is_file():
+        raise ContextGridError(f"the dashboard script is not at {APP}; `contextgrid app` needs the source checkout")
+    process = subprocess.Popen(app_command(workspace.root, port=args.port, headless=args.headless))
+
+    def forward(signum: int, _frame: object) -> None:
+        process.send_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:  # the terminal sent SIGINT to streamlit too; let it finish shutting down
+        return process.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+register_command(
+    Subcommand(
+        "evaluate",
+        "score runs against qrels: one column per run (or per configuration of a workspace)",
+        _configure_evaluate,
+        _run_evaluate,
+    )
+)
+register_command(Subcommand("app", "start the dashboard on a workspace", _configure_app, _run_app))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that a usage error raises instead of exiting, so :func:`main` reports every error alike."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        raise ContextGridError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``contextgrid`` argument parser, one subparser per registered subcommand."""
+    parser = _Parser(prog="contextgrid", description="Score retrieval runs, or open the contextgrid dashboard.")
+    parser.add_argument("--version", action="version", version=f"contextgrid {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS.values():
+        command.configure(subparsers.add_parser(command.name, help=command.help, description=command.help))
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"contextgrid: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``contextgrid`` with ``argv`` (default: the process's arguments) and return the exit status.
+
+    0 on success; 2 on bad input (an unreadable file, a malformed one, an
+    unknown metric, a bad option), with the reason on stderr.
+    """
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as stop:  # --help and --version print, then exit
+            return stop.code if isinstance(stop.code, int) else 0
+        status: int = COMMANDS[args.command].run(args)
+        return status
+    except ContextGridError as error:
+        return _fail(str(error))
+    except BrokenPipeError:  # the reader (say `| head`) stopped reading: nothing to report
+        return 0
+    except OSError as error:
+        if error.filename is None:
+            return _fail(str(error))
+        return _fail(f"cannot read {error.filename!r}: {error.strerror}")
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,436 @@
+"""load_workspace(): the manifest, lazy and cached loading, and scores that are contextgrid.evaluate's own."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import runpy
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contextgrid as cg
+from contextgrid.errors import ContextGridError, InputFileError
+from contextgrid.records import AnswerRecord
+from contextgrid.workspace import Configuration, Workspace, load_workspace
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "sample_data" / "workspace"
+
+QRELS = {"q1": {"c1": 2, "c2": 1, "c3": 0}, "q2": {"c4": 2}, "q3": {"c5": 0}}
+RUN_A = {"q1": ["c3", "c1", "c5", "c2"], "q2": ["c9", "c4", "c1"], "q3": ["c5"]}
+RUN_B = {"q1": ["c1", "c2"]}  # never answers q2
+QRELS_B = {"q1": {"c1": 1}, "q9": {"c7": 2}}
+
+
+def trec_qrels(qrels: dict[str, dict[str, int]]) -> str:
+    return "".join(f"{q} 0 {c} {g}\n" for q, judged in qrels.items() for c, g in judged.items())
+
+
+def trec_run(run: dict[str, list[str]], tag: str = "test") -> str:
+    return "".join(
+        f"{q} Q0 {c} {rank} {100 - rank}.5 {tag}\n" for q, ranked in run.items() for rank, c in enumerate(ranked, 1)
+    )
+
+
+def parse_trec(text: str, columns: int) -> list[list[str]]:
+    """An independent reader for the tests: whitespace-separated columns, one row a line."""
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    assert all(len(row) == columns for row in rows)
+    return rows
+
+
+MANIFEST = """\
+name = "tiny"
+qrels = "qrels.trec"
+
+[[config]]
+name = "a"
+run = "runs/a.trec"
+[config.params]
+retriever = "bm25"
+size = 512
+
+[[config]]
+name = "b"
+run = "runs/b.trec"
+qrels = "qrels-b.trec"
+[config.params]
+retriever = "dense"
+size = 256
+normalize = true
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    return write(
+        tmp_path,
+        {
+            "contextgrid.toml": MANIFEST,
+            "qrels.trec": trec_qrels(QRELS),
+            "qrels-b.trec": trec_qrels(QRELS_B),
+            "runs/a.trec": trec_run(RUN_A),
+            "runs/b.trec": trec_run(RUN_B),
+        },
+    )
+
+
+def test_the_manifest_names_configurations_with_their_params_and_files(tiny: Path) -> None:
+    workspace = load_workspace(tiny)
+    assert workspace.name == "tiny"
+    assert workspace.root == tiny.resolve()
+    assert workspace.names == ("a", "b")
+    a, b = workspace.configs
+    assert dict(a.params) == {"retriever": "bm25", "size": 512}
+    assert dict(b.params) == {"retriever": "dense", "size": 256, "normalize": True}
+    assert a.run == tiny.resolve() / "runs" / "a.trec"
+    assert a.qrels == tiny.resolve() / "qrels.trec"  # the shared qrels
+    assert b.qrels == tiny.resolve() / "qrels-b.trec"  # its own override
+    assert a.chunks is None
+    assert a.answers is None
+    assert workspace.config("b") is b
+    assert load_workspace(tiny / "contextgrid.toml").names == ("a", "b")  # the manifest itself works too
+
+
+def test_the_name_defaults_to_the_folder_name(tmp_path: Path) -> None:
+    root = write(
+        tmp_path / "my-sweep",
+        {
+            "contextgrid.toml": 'qrels = "q.trec"\n[[config]]\nname = "a"\nrun = "a.trec"\n',
+            "q.trec": trec_qrels(QRELS),
+            "a.trec": trec_run(RUN_A),
+        },
+    )
+    assert load_workspace(root).name == "my-sweep"
+
+
+def test_files_load_lazily_once_and_read_as_given(tiny: Path) -> None:
+    workspace = load_workspace(tiny)
+    (tiny / "runs" / "b.trec").write_text("this is no run\n")  # not read yet, so not an error yet
+    run = workspace.run("a")
+    assert workspace.run("a") is run
+    assert workspace.qrels("a") is workspace.qrels("a")
+    assert {q: list(run[q]) for q in run} == RUN_A
+    assert {q: dict(judged) for q, judged in workspace.qrels("a").items()} == QRELS
+    assert {q: dict(judged) for q, judged in workspace.qrels("b").items()} == QRELS_B
+    with pytest.raises(InputFileError, match=r"b\.trec"):
+        workspace.run("b")
+
+
+def test_two_configurations_sharing_qrels_share_one_table(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "contextgrid.toml": 'qrels = "q.trec"\n[[config]]\nname = "a"\nrun = "a.trec"\n'
+            '[[config]]\nname = "b"\nrun = "b.trec"\n',
+            "q.trec": trec_qrels(QRELS),
+            "a.trec": trec_run(RUN_A),
+            "b.trec": trec_run(RUN_B),
+        },
+    )
+    workspace = load_workspace(root)
+    assert workspace.qrels("a") is workspace.qrels("b")
+
+
+def test_the_workspace_and_its_records_are_immutable(tiny: Path) -> None:
+    workspace = load_workspace(tiny)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        workspace.name = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        workspace.configs[0].params["size"] = 1  # type: ignore[index]
+    params = {"size": 512}
+    config = Configuration("x", params, run=Path("r"), qrels=Path("q"))
+    params["size"] = 1
+    assert config.params["size"] == 512
+
+
+def test_evaluate_is_contextgrid_evaluate_per_configuration(tiny: Path) -> None:
+    results = load_workspace(tiny).evaluate(ks=[1, 3], metrics=["recall", "ndcg", "mrr"])
+    assert dict(results["a"].scores) == cg.evaluate(QRELS, RUN_A, ks=[1, 3], metrics=["recall", "ndcg", "mrr"])
+    assert dict(results["b"].scores) == cg.evaluate(QRELS_B, RUN_B, ks=[1, 3], metrics=["recall", "ndcg", "mrr"])
+    # By hand: run b finds q1's only relevant chunk first and never answers q9.
+    assert results["b"]["recall@1"] == 0.5
+    assert results["b"]["mrr@3"] == 0.5
+    assert results.labels == ("recall@1", "recall@3", "ndcg@1", "ndcg@3", "mrr@1", "mrr@3")
+
+
+def test_to_dataframe_has_a_row_per_configuration_scores_then_params(tiny: Path) -> None:
+    frame = load_workspace(tiny).evaluate(ks=[1, 3], metrics=["recall", "ndcg"]).to_dataframe()
+    assert frame.index.name == "config"
+    assert list(frame.index) == ["a", "b"]
+    assert list(frame.columns) == ["recall@1", "recall@3", "ndcg@1", "ndcg@3", "retriever", "size", "normalize"]
+    expected = cg.evaluate(QRELS, RUN_A, ks=[1, 3], metrics=["recall", "ndcg"])
+    assert frame.loc["a", list(expected)].tolist() == list(expected.values())
+    assert frame.loc["a", "recall@3"] == 0.75  # the spec's hand-checked value
+    assert frame["size"].tolist() == [512, 256]
+    assert frame["normalize"].tolist() == [None, True]  # a parameter only b has
+    assert all(frame[label].dtype == "float64" for label in ["recall@1", "recall@3", "ndcg@1", "ndcg@3"])
+
+
+def test_per_query_is_question_by_configuration(tiny: Path) -> None:
+    frame = load_workspace(tiny).per_query("recall", 3)
+    assert frame.index.name == "question"
+    assert frame.columns.name == "config"
+    assert list(frame.columns) == ["a", "b"]
+    assert list(frame.index) == ["q1", "q2", "q9"]
+    for name, qrels, run in (("a", QRELS, RUN_A), ("b", QRELS_B, RUN_B)):
+        expected = cg.per_query(qrels, run, "recall", 3)
+        assert frame[name].dropna().to_dict() == expected
+    assert math.isnan(frame.loc["q9", "a"])  # a's qrels never judged q9
+    assert math.isnan(frame.loc["q2", "b"])
+
+
+def test_a_metric_that_raises_is_absent_and_logged_for_each_configuration(tiny: Path) -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class BrokenMetric:
+        name = "broken"
+        version = "1"
+
+        def evaluate(self, judgements: object, ranked: object, k: int) -> float:
+            raise RuntimeError("oops")
+
+    cg.METRICS.register("broken")(BrokenMetric)
+    log = cg.WarningLog()
+    results = load_workspace(tiny).evaluate(ks=[1], metrics=["recall", "broken"], warnings=log)
+    assert not results["a"].has("broken@1")
+    assert len(results["a"].warnings) == 1
+    assert [entry.subject for entry in log] == ["broken", "broken"]
+    assert list(results.to_dataframe().columns[:1]) == ["recall@1"]
+    assert "broken@1" not in results.to_dataframe().columns
+
+
+def test_unknown_metric_and_bad_k_fail_before_reading_files(tiny: Path) -> None:
+    (tiny / "runs" / "a.trec").write_text("garbage\n")
+    workspace = load_workspace(tiny)
+    with pytest.raises(cg.UnknownPluginError, match="recall@5"):
+        workspace.evaluate(metrics=["recall@5"])
+    with pytest.raises(ContextGridError, match="at least 1"):
+        workspace.evaluate(ks=[0])
+    with pytest.raises(cg.InvalidParameterError, match=r"'metrics' parameter of Workspace\.evaluate"):
+        workspace.evaluate(metrics="recall")  # type: ignore[arg-type]  # a str is not a list of names
+    with pytest.raises(ContextGridError, match="no configuration named 'zz'"):
+        workspace.run("zz")
+
+
+def test_optional_files_not_named_are_a_clear_error(tiny: Path) -> None:
+    workspace = load_workspace(tiny)
+    with pytest.raises(ContextGridError, match="names no chunks file"):
+        workspace.chunks("a")
+    with pytest.raises(ContextGridError, match="names no answers file"):
+        workspace.answers("a")
+    with pytest.raises(ContextGridError, match="names no documents"):
+        _ = workspace.documents
+    with pytest.raises(ContextGridError, match="names no questions"):
+        _ = workspace.questions
+
+
+def test_documents_and_chunks_load_once_and_chunks_get_their_text_from_the_documents(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "contextgrid.toml": 'qrels = "q.trec"\ndocuments = "docs"\n'
+            '[[config]]\nname = "a"\nrun = "a.trec"\nchunks = "chunks.jsonl"\n',
+            "q.trec": trec_qrels(QRELS),
+            "a.trec": trec_run(RUN_A),
+            "docs/refund.md": "Refunds within 30 days.",
+            "chunks.jsonl": '{"id": "c1", "doc_id": "refund.md", "start": 0, "end": 7}\n'
+            '{"id": "c2", "doc_id": "refund.md", "start": 8, "end": 23}\n',
+        },
+    )
+    workspace = load_workspace(tmp_path)
+    assert dict(workspace.documents) == {"refund.md": "Refunds within 30 days."}
+    assert workspace.documents is workspace.documents
+    with pytest.raises(TypeError):
+        workspace.documents["other.md"] = "x"  # type: ignore[index]
+    chunks = workspace.chunks("a")
+    assert chunks == (
+        cg.Chunk("c1", cg.Span("refund.md", 0, 7), "Refunds"),
+        cg.Chunk("c2", cg.Span("refund.md", 8, 23), "within 30 days."),
+    )
+    assert workspace.chunks("a") is chunks
+
+
+def test_questions_and_answers_load_from_the_files_the_manifest_names(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "contextgrid.toml": 'qrels = "q.trec"\nquestions = "questions.jsonl"\n'
+            '[[config]]\nname = "a"\nrun = "a.trec"\nanswers = "answers/a.jsonl"\n',
+            "q.trec": trec_qrels(QRELS),
+            "a.trec": trec_run(RUN_A),
+            "questions.jsonl": '{"id": "q1", "question": "How long?", '
+            '"gold": [{"doc_id": "refund.md", "start": 8, "end": 23}]}\n',
+            "answers/a.jsonl": '{"question_id": "q1", "answer": "30 days [1].", "citations": [1], '
+            '"context_chunk_ids": ["c2"]}\n',
+        },
+    )
+    workspace = load_workspace(tmp_path)
+    assert workspace.questions == (cg.EvalItem("q1", "How long?", gold=(cg.GoldSpan(cg.Span("refund.md", 8, 23)),)),)
+    assert workspace.answers("a") == (
+        AnswerRecord("q1", cg.Answer("30 days [1].", citations=(1,)), context_chunk_ids=("c2",)),
+    )
+    assert workspace.answers("a") is workspace.answers("a")
+
+
+CONFIG_A = '[[config]]\nname = "a"\nrun = "a.trec"\n'
+
+
+@pytest.mark.parametrize(
+    ("manifest", "line", "expected"),
+    [
+        ('qrels = "q.trec"\nname = \n', 2, "not valid TOML"),
+        ('qrels = "q.trec"\ncolour = "red"\n' + CONFIG_A, 2, "unknown key 'colour' at the top level"),
+        ('qrels = "q.trec"\n' + CONFIG_A + 'runs = "a.trec"\n', 5, "unknown key 'runs' in a [[config]]"),
+        ('qrels = "q.trec"\n' + CONFIG_A + CONFIG_A, 6, "configuration name 'a' is used twice"),
+        (CONFIG_A, 1, "configuration 'a' has no qrels"),
+        ('qrels = "q.trec"\n[[config]]\nname = "a"\nrun = "missing.trec"\n', 4, "'a': the run file 'missing.trec'"),
+        ('qrels = "missing.trec"\n' + CONFIG_A, 1, "the qrels file 'missing.trec' does not exist"),
+        ('qrels = "q.trec"\n' + CONFIG_A + 'chunks = "nope.jsonl"\n', 5, "'a': the chunks file 'nope.jsonl'"),
+        ('qrels = "q.trec"\n[[config]]\nname = "a"\n', 2, "configuration 'a' names no run file"),
+        ('qrels = "q.trec"\n[[config]]\nrun = "a.trec"\n', 2, "configuration 1 needs a name"),
+        ('qrels = "q.trec"\n' + CONFIG_A + "[config.params]\nsizes = [1, 2]\n", 6, "parameter 'sizes' must be a"),
+        ('qrels = "q.trec"\n' + CONFIG_A + '[config.params]\n"recall@5" = 1\n', 6, "parameter 'recall@5'"),
+        ('qrels = "q.trec"\n', None, "at least one configuration"),
+        ('name = 3\nqrels = "q.trec"\n' + CONFIG_A, 1, "name must be a non-empty string"),
+    ],
+    ids=[
+        "toml-syntax",
+        "unknown-top-key",
+        "unknown-config-key",
+        "duplicate-name",
+        "no-qrels",
+        "missing-run",
+        "missing-shared-qrels",
+        "missing-chunks",
+        "no-run",
+        "no-name",
+        "param-not-scalar",
+        "param-with-at",
+        "no-config",
+        "name-not-str",
+    ],
+)
+def test_manifest_errors_name_the_manifest_line_and_configuration(
+    tmp_path: Path, manifest: str, line: int | None, expected: str
+) -> None:
+    write(tmp_path, {"contextgrid.toml": manifest, "q.trec": trec_qrels(QRELS), "a.trec": trec_run(RUN_A)})
+    with pytest.raises(InputFileError) as caught:
+        load_workspace(tmp_path)
+    message = str(caught.value)
+    assert expected in message
+    assert message.startswith(str(tmp_path / "contextgrid.toml"))
+    assert caught.value.line == line
+    if line is not None:
+        assert f"contextgrid.toml, line {line}:" in message
+        assert manifest.splitlines()[line - 1].strip() in message
+
+
+def test_no_manifest_or_no_folder_is_an_input_file_error(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match=r"no contextgrid\.toml here"):
+        load_workspace(tmp_path)
+    with pytest.raises(InputFileError, match="no such workspace folder"):
+        load_workspace(tmp_path / "absent")
+
+
+def test_a_workspace_needs_distinct_configuration_names_when_built_directly() -> None:
+    config = Configuration("a", {}, run=Path("r"), qrels=Path("q"))
+    with pytest.raises(ContextGridError, match="repeated"):
+        Workspace("w", Path("."), (config, config))
+    with pytest.raises(ContextGridError, match="at least one configuration"):
+        Workspace("w", Path("."), ())
+
+
+names = st.text(string.ascii_lowercase + string.digits, min_size=1, max_size=3)
+
+
+@st.composite
+def qrels_and_runs(draw: st.DrawFn) -> tuple[dict[str, dict[str, int]], list[dict[str, list[str]]]]:
+    chunks = draw(st.lists(names, min_size=1, max_size=8, unique=True))
+    questions = draw(st.lists(names, min_size=1, max_size=6, unique=True))
+    qrels = {
+        q: draw(st.dictionaries(st.sampled_from(chunks), st.integers(0, 3), min_size=1, max_size=4)) for q in questions
+    }
+    runs = [
+        {
+            q: draw(st.lists(st.sampled_from(chunks), min_size=1, max_size=6, unique=True))
+            for q in draw(st.lists(st.sampled_from(questions), min_size=1, unique=True))  # an empty run file is refused
+        }
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    return qrels, runs
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=qrels_and_runs())
+def test_law_a_workspace_scores_what_evaluate_scores_on_the_same_dicts(
+    tmp_path_factory: pytest.TempPathFactory, data: tuple[dict[str, dict[str, int]], list[dict[str, list[str]]]]
+) -> None:
+    qrels, runs = data
+    root = tmp_path_factory.mktemp("ws")
+    manifest = 'qrels = "q.trec"\n' + "".join(
+        f'[[config]]\nname = "r{i}"\nrun = "r{i}.trec"\n' for i in range(len(runs))
+    )
+    write(root, {"contextgrid.toml": manifest, "q.trec": trec_qrels(qrels)})
+    for i, run in enumerate(runs):
+        write(root, {f"r{i}.trec": trec_run(run)})
+    results = load_workspace(root).evaluate(ks=[1, 2, 5])
+    for i, run in enumerate(runs):
+        assert dict(results[f"r{i}"].scores) == cg.evaluate(qrels, run, ks=[1, 2, 5])
+
+
+def test_make_workspace_reproduces_the_committed_sample_byte_for_byte(tmp_path: Path) -> None:
+    script = runpy.run_path(str(REPO / "sample_data" / "make_workspace.py"))
+    script["main"](tmp_path)
+    made = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file())
+    committed = sorted(path.relative_to(SAMPLE) for path in SAMPLE.rglob("*") if path.is_file())
+    assert made == committed
+    for relative in made:
+        assert (tmp_path / relative).read_bytes() == (SAMPLE / relative).read_bytes(), relative
+
+
+def test_the_sample_workspace_is_four_configurations_of_forty_questions() -> None:
+    workspace = load_workspace(SAMPLE)
+    assert workspace.names == ("bm25-fixed-512", "dense-fixed-512", "bm25-fixed-256", "dense-fixed-256")
+    assert {(c.params["size"], c.params["retriever"]) for c in workspace.configs} == {
+        (512, "bm25"),
+        (512, "dense"),
+        (256, "bm25"),
+        (256, "dense"),
+    }
+    results = workspace.evaluate()
+    for config in workspace.configs:
+        qrels: dict[str, dict[str, int]] = {}
+        for q, _, c, grade in parse_trec(config.qrels.read_text(), 4):
+            qrels.setdefault(q, {})[c] = int(grade)
+        run: dict[str, list[str]] = {}
+        for q, _, c, rank, _, _ in parse_trec(config.run.read_text(), 6):
+            run.setdefault(q, []).append(c)
+            assert int(rank) == len(run[q])
+        assert len(qrels) == 40
+        unanswerable = [q for q, judged in qrels.items() if not any(judged.values())]
+        assert 1 <= len(unanswerable) <= 5  # a few questions with no relevant chunk
+        assert 0 < len(set(qrels) - set(run)) <= 5  # a few the run never answered
+        assert all(len(ranked) == 20 for ranked in run.values())
+        assert dict(results[config.name].scores) == cg.evaluate(qrels, run)
+    recalls = [results[name]["recall@5"] for name in workspace.names]
+    assert len(set(recalls)) == 4  # the configurations really differ
+    assert all(0.3 < recall < 0.95 for recall in recalls)
+
+
+def test_sample_manifest_mentions_every_file_it_ships() -> None:
+    manifest = (SAMPLE / "contextgrid.toml").read_text()
+    shipped = {str(path.relative_to(SAMPLE)) for path in SAMPLE.rglob("*") if path.is_file()} - {"contextgrid.toml"}
+    assert shipped == set(re.findall(r'= "([^"]+\.(?:trec))"', manifest))
