@@ -15,11 +15,13 @@ __all__ = [
     "character_recall",
     "coverage_fraction",
     "gold_coverage_by_chunk",
+    "gold_spans",
     "retrieved_character_count",
 ]
 
 
-def _gold(item: EvalItem) -> list[Span]:
+def gold_spans(item: EvalItem) -> list[Span]:
+    """The item's gold evidence spans of grade above 0."""
     if not isinstance(item, EvalItem):
         raise ContextGridError(f"expected an EvalItem, got {item!r}")
     # A grade-0 span is judged irrelevant: as in the qrels, it is no evidence at all.
@@ -40,7 +42,7 @@ def character_recall(item: EvalItem, retrieved: Iterable[Chunk]) -> float:
 
     0.0 if the item has no gold characters. Gold spans of grade 0 are not evidence.
     """
-    gold = _gold(item)
+    gold = gold_spans(item)
     total = covered_length(gold)
     return overlap_length(gold, _spans_of(retrieved)) / total if total else 0.0
 
@@ -52,7 +54,7 @@ def character_precision(item: EvalItem, retrieved: Iterable[Chunk]) -> float:
     """
     spans = _spans_of(retrieved)
     total = covered_length(spans)
-    return overlap_length(_gold(item), spans) / total if total else 0.0
+    return overlap_length(gold_spans(item), spans) / total if total else 0.0
 
 
 def character_f1(item: EvalItem, retrieved: Iterable[Chunk]) -> float:
@@ -78,7 +80,7 @@ def retrieved_character_count(retrieved: Iterable[Chunk]) -> int:
 
 def gold_coverage_by_chunk(item: EvalItem, chunks: Sequence[Chunk]) -> dict[str, float]:
     """For each chunk on its own, the fraction of the item's gold characters it holds."""
-    gold = _gold(item)
+    gold = gold_spans(item)
     total = covered_length(gold)
     coverage: dict[str, float] = {}
     for chunk in chunks:

@@ -1,0 +1,151 @@
+"""A source document drawn with its gold evidence and the retrieved chunks over it, as HTML.
+
+Every character of the document is escaped before it is wrapped in markup:
+document text is untrusted and must show as written, tags, ``$`` signs and
+all. Long documents collapse to the regions around the evidence and the
+chunks, with the gaps summarised.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .errors import ContextGridError
+from .records import Span
+from .spans import union
+
+__all__ = ["CLASSES", "Region", "document_html", "regions"]
+
+CLASSES: dict[str, str] = {
+    "found": "gold evidence that was retrieved",
+    "missed": "gold evidence that was never retrieved",
+    "waste": "retrieved text that is not gold evidence",
+    "repeat": "retrieved by more than one chunk",
+}
+"""The CSS classes a character can carry, and what each means (the legend)."""
+
+_STYLE = """<style>
+.cg-doc{font-family:ui-monospace,monospace;font-size:13px;white-space:pre-wrap;line-height:1.6;word-break:break-word}
+.cg-doc .found{background:#b7e4c7}.cg-doc .missed{background:#f4a6a6;text-decoration:underline wavy #c0392b}
+.cg-doc .waste{background:#e9ecef}.cg-doc .repeat{box-shadow:inset 0 -3px 0 #6c5ce7}
+.cg-doc .gap{display:block;color:#888;font-style:italic;margin:6px 0}
+.cg-doc .head{display:block;font-weight:bold;margin-bottom:4px}
+</style>"""
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A stretch ``[start, end)`` of a document, shown in full or summarised as a gap."""
+
+    start: int
+    end: int
+    shown: bool
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.start <= self.end):
+            raise ContextGridError(f"Region({self.start}, {self.end}): need 0 <= start <= end")
+
+
+def regions(length: int, spans: Sequence[Span], *, margin: int = 300) -> tuple[Region, ...]:
+    """Split ``[0, length)`` into shown regions (every span widened by ``margin``) and hidden gaps.
+
+    Examples
+    --------
+    >>> from contextgrid import Span
+    >>> from contextgrid.drawing import regions
+    >>> [(r.start, r.end, r.shown) for r in regions(10_000, [Span("d", 5000, 5100)], margin=100)]
+    [(0, 4900, False), (4900, 5200, True), (5200, 10000, False)]
+    """
+    if length < 0 or margin < 0:
+        raise ContextGridError(f"regions: length and margin must be 0 or more, got {length} and {margin}")
+    widened = [
+        Span("doc", max(0, span.start - margin), min(length, span.end + margin))
+        for span in spans
+        if span.start < length
+    ]
+    out: list[Region] = []
+    cursor = 0
+    for shown in union(widened):
+        if shown.start > cursor:
+            out.append(Region(cursor, shown.start, False))
+        out.append(Region(shown.start, shown.end, True))
+        cursor = shown.end
+    if cursor < length:
+        out.append(Region(cursor, length, False))
+    return tuple(out)
+
+
+def _segments(start: int, end: int, gold: Sequence[Span], chunks: Sequence[tuple[int, Span]]) -> list[tuple[int, int]]:
+    cuts = {start, end}
+    for span in [*gold, *(span for _, span in chunks)]:
+        cuts.update(point for point in (span.start, span.end) if start < point < end)
+    points = sorted(cuts)
+    return list(itertools.pairwise(points))
+
+
+def _classes(start: int, end: int, gold: Sequence[Span], chunks: Sequence[tuple[int, Span]]) -> tuple[str, list[int]]:
+    in_gold = any(span.start <= start and end <= span.end for span in gold)
+    ranks = [rank for rank, span in chunks if span.start <= start and end <= span.end]
+    names = []
+    if in_gold:
+        names.append("found" if ranks else "missed")
+    elif ranks:
+        names.append("waste")
+    if len(ranks) > 1:
+        names.append("repeat")
+    return " ".join(names), ranks
+
+
+def document_html(
+    doc_id: str,
+    text: str,
+    *,
+    gold: Sequence[Span],
+    chunks: Sequence[tuple[int, Span]],
+    margin: int = 300,
+    expanded: bool = False,
+) -> str:
+    """The document as escaped HTML, each character marked by the :data:`CLASSES` it carries.
+
+    ``gold`` and ``chunks`` (``(rank, span)`` pairs) of other documents are
+    ignored. Hovering a marked stretch names the ranks of the chunks holding
+    it. Unless ``expanded``, only the regions within ``margin`` characters of
+    a gold span or a chunk are shown.
+
+    Examples
+    --------
+    >>> from contextgrid import Span
+    >>> from contextgrid.drawing import document_html
+    >>> page = document_html("d", "<b>$5</b> refund", gold=[Span("d", 10, 16)], chunks=[(1, Span("d", 0, 12))])
+    >>> "&lt;b&gt;$5&lt;/b&gt;" in page and "<b>" not in page
+    True
+    >>> '<span class="found" title="rank 1">re</span>' in page
+    True
+    """
+    if not isinstance(text, str):
+        raise ContextGridError(f"document_html: text must be a str, got {type(text).__name__}")
+    gold = [span for span in gold if span.doc_id == doc_id]
+    chunks = [(rank, span) for rank, span in chunks if span.doc_id == doc_id]
+    parts = [_STYLE, '<div class="cg-doc">', f'<span class="head">{html.escape(doc_id)}</span>']
+    layout = (
+        (Region(0, len(text), True),)
+        if expanded
+        else regions(len(text), [*gold, *(s for _, s in chunks)], margin=margin)
+    )
+    for region in layout:
+        if not region.shown:
+            parts.append(f'<span class="gap">… {region.end - region.start:,} characters not shown …</span>')
+            continue
+        for start, end in _segments(region.start, region.end, gold, chunks):
+            piece = html.escape(text[start:end])
+            names, ranks = _classes(start, end, gold, chunks)
+            if not names:
+                parts.append(piece)
+                continue
+            title = f"rank {', '.join(map(str, ranks))}" if ranks else "never retrieved"
+            parts.append(f'<span class="{names}" title="{title}">{piece}</span>')
+    parts.append("</div>")
+    return "".join(parts)
