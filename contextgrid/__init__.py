@@ -11,11 +11,13 @@ from .character import (
     gold_coverage_by_chunk,
     retrieved_character_count,
 )
+from .chunking import CHUNKERS, available_chunkers, chunk_documents, get_chunker
 from .errors import ContextGridError, DuplicateChunkError, InvalidParameterError, UnknownPluginError
 from .index.base import recall_against_exact
 from .log import LogEntry, Severity, WarningLog
 from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
 from .records import Anchor, Answer, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
+from .resolver import GradeRule, SpanResolver
 from .results import RunResult
 from .scoring import evaluate, first_relevant_ranks, mean_rank_of_first_relevant, per_query
 from .workspace import Configuration, Workspace, WorkspaceResults, load_workspace
@@ -23,6 +25,7 @@ from .workspace import Configuration, Workspace, WorkspaceResults, load_workspac
 __version__ = "0.1.0"
 
 __all__ = [
+    "CHUNKERS",
     "DEFAULT_KS",
     "METRICS",
     "Anchor",
@@ -35,6 +38,7 @@ __all__ = [
     "DuplicateChunkError",
     "EvalItem",
     "GoldSpan",
+    "GradeRule",
     "InvalidParameterError",
     "LogEntry",
     "Metric",
@@ -43,17 +47,21 @@ __all__ = [
     "RunResult",
     "Severity",
     "Span",
+    "SpanResolver",
     "UnknownPluginError",
     "WarningLog",
     "Workspace",
     "WorkspaceResults",
+    "available_chunkers",
     "available_metrics",
     "character_f1",
     "character_precision",
     "character_recall",
+    "chunk_documents",
     "coverage_fraction",
     "evaluate",
     "first_relevant_ranks",
+    "get_chunker",
     "get_metric",
     "gold_coverage_by_chunk",
     "load_workspace",
