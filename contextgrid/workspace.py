@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import ContextGridError, InputFileError
-from .log import WarningLog
+from .log import LogEntry, WarningLog
 from .metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
 from .params import check_k, check_ks
 from .records import AnswerRecord, Chunk, EvalItem
@@ -283,6 +283,25 @@ class Workspace:
         from .io import read_questions
 
         return self._load("questions", self.questions_path, read_questions)
+
+    @property
+    def resolved(self) -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
+        """The questions with their gold evidence found in the documents, and what could not be.
+
+        Resolved once with :class:`~contextgrid.resolver.SpanResolver` and kept; needs
+        both documents and questions in the manifest.
+        """
+        if self.questions_path is None:
+            raise ContextGridError(f"workspace {self.name!r} names no questions in its {MANIFEST}")
+
+        def resolve(_: Path) -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
+            from .resolver import SpanResolver
+
+            log = WarningLog()
+            items = SpanResolver(self.documents).resolve(self.questions, warnings=log)
+            return items, tuple(log.entries)
+
+        return self._load("resolved", self.questions_path, resolve)
 
     def evaluate(
         self,

@@ -1,1 +1,43 @@
-"""Search indexes and what they return."""
+"""Search indexes over chunks, the runs they produce, and what they return.
+
+Importing this package is cheap: bm25s, scipy and scikit-learn are imported
+only when an index is built or searched.
+"""
+
+from .base import (
+    RETRIEVERS,
+    Index,
+    Ranked,
+    RanksPositions,
+    Scored,
+    available_retrievers,
+    build_index,
+    recall_against_exact,
+)
+from .bm25 import BM25Index, tokenize
+from .dense import DenseIndex
+from .embeddings import Embedder, FitsOnCorpus, TfidfSvdEmbedder, TfidfSvdEmbedding
+from .hybrid import HybridIndex
+from .quantized import QuantizedIndex
+from .runs import retrieve
+
+__all__ = [
+    "RETRIEVERS",
+    "BM25Index",
+    "DenseIndex",
+    "Embedder",
+    "FitsOnCorpus",
+    "HybridIndex",
+    "Index",
+    "QuantizedIndex",
+    "Ranked",
+    "RanksPositions",
+    "Scored",
+    "TfidfSvdEmbedder",
+    "TfidfSvdEmbedding",
+    "available_retrievers",
+    "build_index",
+    "recall_against_exact",
+    "retrieve",
+    "tokenize",
+]

@@ -1,0 +1,138 @@
+"""Exact dense search: cosine similarity against every chunk's embedding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import ContextGridError, parameter_error
+from ..params import check_k
+from ..records import Chunk
+from .base import RETRIEVERS, Ranked, Scored, check_chunks, check_queries
+from .embeddings import Embedder, FitsOnCorpus, default_embedder, embed, fitted
+from .ranking import rank_blocks, to_scored
+
+__all__ = ["DenseIndex", "unit_rows"]
+
+
+def unit_rows(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
+    """``matrix`` with every row scaled to length 1; zero rows stay zero (they match nothing)."""
+    norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)
+    return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+@RETRIEVERS.register("dense")
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class DenseIndex:
+    """Exact cosine search over chunk embeddings held as a float32 matrix of unit rows.
+
+    Searching many queries is one matrix product per block of queries. A
+    query whose embedding is the zero vector (no word the corpus knows, under
+    the default embedder) has no direction, matches nothing and returns no
+    chunks. Ties are broken by chunk order.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.index import DenseIndex
+    >>> chunks = [
+    ...     cg.Chunk("c1", cg.Span("a.md", 0, 30), "Refunds take thirty days."),
+    ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
+    ... ]
+    >>> index = DenseIndex.from_chunks(chunks, dim=2, seed=0)
+    >>> [hit.chunk_id for hit in index.search("refunds", 2)]
+    ['c1', 'c2']
+    >>> index.search("unknown words", 2)
+    []
+    """
+
+    name: ClassVar[str] = "dense"
+    version: ClassVar[str] = "1"
+
+    chunk_ids: tuple[str, ...]
+    vectors: NDArray[np.floating[Any]] = field(repr=False)  # held as a read-only float32 copy of unit rows
+    embedder: Embedder = field(repr=False)
+
+    def __post_init__(self) -> None:
+        vectors = np.asarray(self.vectors)
+        if vectors.ndim != 2 or vectors.shape[0] != len(self.chunk_ids):
+            raise ContextGridError(
+                f"DenseIndex: vectors of shape {vectors.shape} do not give one row to each of "
+                f"{len(self.chunk_ids)} chunks"
+            )
+        if not np.isfinite(vectors).all():
+            raise ContextGridError("DenseIndex: vectors hold a non-finite value (nan or inf)")
+        # A private read-only copy: the caller's array is neither changed nor able to change the index.
+        held = unit_rows(vectors.astype(np.float32))
+        held.setflags(write=False)
+        object.__setattr__(self, "vectors", held)
+
+    @classmethod
+    def from_chunks(
+        cls,
+        chunks: Sequence[Chunk],
+        *,
+        embedder: Embedder | FitsOnCorpus | None = None,
+        dim: int | None = None,
+        seed: int | None = None,
+    ) -> DenseIndex:
+        """Embed ``chunks`` and index them.
+
+        ``embedder`` defaults to :class:`TfidfSvdEmbedder` fitted on the chunks'
+        text; ``dim`` and ``seed`` configure that default (see
+        :func:`default_embedder`) and cannot be combined with an ``embedder``.
+        """
+        function = "DenseIndex.from_chunks"
+        checked = check_chunks(chunks, function=function)
+        texts = [chunk.text for chunk in checked]
+        ready = fitted(default_embedder(embedder, dim=dim, seed=seed, function=function), texts, function=function)
+        return cls(tuple(chunk.id for chunk in checked), embed(ready, texts), ready)
+
+    @property
+    def dim(self) -> int:
+        """How many dimensions each vector has."""
+        return int(self.vectors.shape[1])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the chunk vectors."""
+        return int(self.vectors.nbytes)
+
+    def embed_queries(self, queries: Sequence[str]) -> NDArray[np.float32]:
+        """The queries' embeddings as unit rows (zero rows for queries with no direction)."""
+        return unit_rows(embed(self.embedder, queries, dim=self.dim))
+
+    def search(self, query: str, k: int) -> list[Scored]:
+        """The ``k`` chunks most cosine-similar to ``query``, best first."""
+        if not isinstance(query, str):
+            raise parameter_error("DenseIndex.search", "query", "a str", query)
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]:
+        """:meth:`search` for every query: one embedding call, one matrix product per block of queries."""
+        return to_scored(self.chunk_ids, self._rank(queries, k, function="DenseIndex.search_many"))
+
+    def rank_many(self, queries: Sequence[str], k: int) -> list[Ranked]:
+        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
+        return self._rank(queries, k, function="DenseIndex.rank_many")
+
+    def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
+        checked = check_queries(queries, function=function)
+        cutoff = check_k(k, function=function)
+        if not checked:
+            return []
+        unit = self.embed_queries(checked)
+        has_direction = np.linalg.norm(unit, axis=1) > 0
+
+        def score_block(block: slice) -> tuple[NDArray[np.floating], NDArray[np.bool_]]:
+            scores = unit[block] @ self.vectors.T
+            return scores, np.broadcast_to(has_direction[block, None], scores.shape)
+
+        return rank_blocks(len(checked), len(self.chunk_ids), cutoff, score_block)
+
+    def __repr__(self) -> str:
+        return f"DenseIndex(chunks={len(self.chunk_ids)}, dim={self.dim})"

@@ -1,0 +1,194 @@
+"""Hybrid search: reciprocal rank fusion (RRF) of two or more indexes.
+
+Each component index ranks the query's chunks; a chunk's fused score is
+``sum over components of 1 / (rrf_k + rank)``, where ``rank`` is its 1-based
+position in that component's ranking and a component that did not return it
+adds nothing (Cormack, Clarke and Büttcher, SIGIR 2009, with their constant
+``rrf_k = 60``). Only ranks count, never the components' own scores, so BM25
+scores and cosines need no common scale.
+
+Each component is searched to ``depth`` (at least ``k``) before fusing;
+the default 1000 is the depth of the TREC runs RRF was introduced on.
+Equal fused scores are ordered by :attr:`HybridIndex.chunk_ids`: the first
+component's chunks in its order, then any chunk only a later one holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import ContextGridError, parameter_error
+from ..params import check_k
+from ..records import Chunk
+from .base import (
+    RETRIEVERS,
+    Index,
+    Ranked,
+    RanksPositions,
+    Scored,
+    build_index,
+    check_chunks,
+    check_non_negative,
+    check_queries,
+)
+from .ranking import rank_blocks, to_scored
+
+__all__ = ["DEFAULT_DEPTH", "DEFAULT_RRF_K", "HybridIndex"]
+
+DEFAULT_RRF_K = 60
+"""The RRF constant of Cormack et al.: it damps the weight of the very top ranks."""
+
+DEFAULT_DEPTH = 1000
+"""How deep each component is searched before fusing, unless ``k`` is deeper."""
+
+
+@RETRIEVERS.register("hybrid")
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class HybridIndex:
+    """Reciprocal rank fusion of ``components`` (two or more indexes).
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.index import HybridIndex
+    >>> chunks = [
+    ...     cg.Chunk("c1", cg.Span("a.md", 0, 30), "Refunds take thirty days."),
+    ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
+    ... ]
+    >>> hybrid = HybridIndex.from_chunks(chunks, component_options={"dense": {"dim": 2}})
+    >>> hybrid
+    HybridIndex(BM25Index(chunks=2, vocabulary=10, k1=1.5, b=0.75), DenseIndex(chunks=2, dim=2), rrf_k=60, depth=1000)
+    >>> [(hit.chunk_id, round(hit.score, 6)) for hit in hybrid.search("refunds", 2)]
+    [('c1', 0.032787), ('c2', 0.016129)]
+    """
+
+    name: ClassVar[str] = "hybrid"
+    version: ClassVar[str] = "1"
+
+    components: tuple[Index, ...]
+    rrf_k: float = DEFAULT_RRF_K
+    depth: int = DEFAULT_DEPTH
+
+    def __post_init__(self) -> None:
+        function = "HybridIndex"
+        components = self.components
+        if isinstance(components, (str, bytes, Mapping)) or not isinstance(components, Sequence):
+            raise parameter_error(function, "components", "a sequence of two or more indexes", components)
+        if len(components) < 2:
+            raise parameter_error(function, "components", "a sequence of two or more indexes", components)
+        for position, component in enumerate(components):
+            if not isinstance(component, Index):
+                raise ContextGridError(
+                    f"{function}: components[{position}] is not an index (it needs chunk_ids, search and "
+                    f"search_many), got {component!r}"
+                )
+        check_non_negative(self.rrf_k, function=function, parameter="rrf_k")
+        object.__setattr__(self, "components", tuple(components))
+        object.__setattr__(self, "depth", check_k(self.depth, function=function, parameter="depth"))
+
+    @classmethod
+    def from_chunks(
+        cls,
+        chunks: Sequence[Chunk],
+        *,
+        components: Sequence[str] = ("bm25", "dense"),
+        component_options: Mapping[str, Mapping[str, Any]] | None = None,
+        rrf_k: float = DEFAULT_RRF_K,
+        depth: int = DEFAULT_DEPTH,
+    ) -> HybridIndex:
+        """Build each named retriever over ``chunks`` and fuse them.
+
+        ``component_options`` maps a component's name to the options its own
+        ``from_chunks`` takes, e.g. ``{"dense": {"dim": 64, "seed": 1}}``.
+        """
+        function = "HybridIndex.from_chunks"
+        checked = check_chunks(chunks, function=function)
+        if isinstance(components, (str, bytes)) or not isinstance(components, Sequence):
+            raise parameter_error(function, "components", "a sequence of two or more retriever names", components)
+        options = dict(component_options or {})
+        unused = [name for name in options if name not in components]
+        if unused:
+            raise ContextGridError(
+                f"{function}: component_options names {unused[0]!r}, which is not one of the components "
+                f"{list(components)}"
+            )
+        for name, given in options.items():
+            if not isinstance(given, Mapping):
+                raise parameter_error(function, f"component_options[{name!r}]", "a mapping of option to value", given)
+        built = tuple(build_index(name, checked, **options.get(name, {})) for name in components)
+        return cls(built, rrf_k=rrf_k, depth=depth)
+
+    @property
+    def chunk_ids(self) -> tuple[str, ...]:
+        """Every chunk any component holds: the first component's in order, then the others' new ones."""
+        return tuple(dict.fromkeys(chunk_id for component in self.components for chunk_id in component.chunk_ids))
+
+    def search(self, query: str, k: int) -> list[Scored]:
+        """The ``k`` best chunks for ``query`` by fused score, best first."""
+        if not isinstance(query, str):
+            raise parameter_error("HybridIndex.search", "query", "a str", query)
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]:
+        """:meth:`search` for every query: each component searches them all at once, then one fusion."""
+        return to_scored(self.chunk_ids, self._rank(queries, k, function="HybridIndex.search_many"))
+
+    def rank_many(self, queries: Sequence[str], k: int) -> list[Ranked]:
+        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
+        return self._rank(queries, k, function="HybridIndex.rank_many")
+
+    def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
+        checked = check_queries(queries, function=function)
+        cutoff = check_k(k, function=function)
+        if not checked:
+            return []
+        chunk_ids = self.chunk_ids
+        column = {chunk_id: position for position, chunk_id in enumerate(chunk_ids)}
+        depth = max(cutoff, self.depth)
+        rows: list[NDArray[np.intp]] = []
+        columns: list[NDArray[np.intp]] = []
+        ranks: list[NDArray[np.intp]] = []
+        for component in self.components:
+            for row, found in enumerate(_ranked_columns(component, checked, depth, column)):
+                rows.append(np.full(found.size, row, dtype=np.intp))
+                columns.append(found)
+                ranks.append(np.arange(1, found.size + 1, dtype=np.intp))
+        row_of = np.concatenate(rows)
+        column_of = np.concatenate(columns)
+        share = 1.0 / (float(self.rrf_k) + np.concatenate(ranks))
+
+        def score_block(block: slice) -> tuple[NDArray[np.floating], NDArray[np.bool_]]:
+            inside = (row_of >= block.start) & (row_of < block.stop)
+            fused = np.zeros((block.stop - block.start, len(chunk_ids)))
+            np.add.at(fused, (row_of[inside] - block.start, column_of[inside]), share[inside])
+            return fused, fused > 0
+
+        return rank_blocks(len(checked), len(chunk_ids), cutoff, score_block)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(repr(component) for component in self.components)
+        return f"HybridIndex({parts}, rrf_k={self.rrf_k}, depth={self.depth})"
+
+
+def _ranked_columns(component: Index, queries: list[str], depth: int, column: dict[str, int]) -> list[NDArray[np.intp]]:
+    """Each query's ranking by ``component``, as columns of the fused matrix, best first."""
+    if isinstance(component, RanksPositions):
+        # Positions map to fused columns through one array: no Scored object per hit.
+        to_column = np.fromiter((column[chunk_id] for chunk_id in component.chunk_ids), dtype=np.intp)
+        return [to_column[positions] for positions, _ in component.rank_many(queries, depth)]
+    rankings = component.search_many(queries, depth)
+    for ranking in rankings:
+        ids = [hit.chunk_id for hit in ranking]
+        unknown = [chunk_id for chunk_id in ids if chunk_id not in column]
+        if unknown or len(set(ids)) != len(ids):
+            problem = f"chunk {unknown[0]!r}, which is not in its chunk_ids" if unknown else f"a repeated chunk: {ids}"
+            raise ContextGridError(f"HybridIndex: the component {component!r} returned {problem}")
+    return [
+        np.fromiter((column[hit.chunk_id] for hit in ranking), dtype=np.intp, count=len(ranking))
+        for ranking in rankings
+    ]

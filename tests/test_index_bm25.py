@@ -1,0 +1,122 @@
+"""BM25Index against a plain-Python BM25 (bm25s's default variant, Lucene's)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import contextgrid as cg
+from contextgrid.index import BM25Index, tokenize
+
+WORDS = ["apple", "pear", "fig", "kiwi", "lime", "plum"]
+
+
+def chunks_of(texts: list[str]) -> list[cg.Chunk]:
+    return [cg.Chunk(f"c{i}", cg.Span("doc", 10 * i, 10 * i + 10), text) for i, text in enumerate(texts)]
+
+
+def reference_scores(texts: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> list[float]:
+    """Lucene BM25 as bm25s scores it by default, from the formula, for lowercase space-separated texts."""
+    documents = [text.lower().split() for text in texts]
+    n = len(documents)
+    average = sum(len(document) for document in documents) / n
+    scores = []
+    for document in documents:
+        score = 0.0
+        for word in query.lower().split():
+            tf = document.count(word)
+            if tf:
+                df = sum(word in other for other in documents)
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                score += idf * tf / (tf + k1 * (1 - b + b * len(document) / average))
+        scores.append(score)
+    return scores
+
+
+def test_the_chunk_with_the_querys_words_ranks_first() -> None:
+    index = BM25Index.from_chunks(
+        chunks_of(["the cat sat on the mat", "refunds are paid within thirty days", "the dog barked"])
+    )
+    assert [hit.chunk_id for hit in index.search("when are refunds paid", 3)] == ["c1"]
+
+
+def test_scores_equal_the_lucene_bm25_formula_worked_by_hand() -> None:
+    # N = 2, "pear" is in one chunk: idf = ln(1 + 1.5 / 1.5) = ln 2. Both chunks have 2 words, so
+    # |d| / avgdl = 1 and the tf part is 1 / (1 + 1.5) = 0.4: the score is 0.4 ln 2.
+    index = BM25Index.from_chunks(chunks_of(["red apple", "green pear"]))
+    [hit] = index.search("pear", 5)
+    assert hit.chunk_id == "c1"
+    assert hit.score == pytest.approx(0.4 * math.log(2), rel=1e-6)
+
+
+def test_a_repeated_query_word_counts_each_time_and_k1_b_are_used() -> None:
+    texts = ["apple apple pear", "pear fig", "fig fig fig kiwi"]
+    index = BM25Index.from_chunks(chunks_of(texts), k1=0.9, b=0.4)
+    got = {hit.chunk_id: hit.score for hit in index.search("fig fig pear", 3)}
+    expected = reference_scores(texts, "fig fig pear", k1=0.9, b=0.4)
+    assert got == pytest.approx({f"c{i}": score for i, score in enumerate(expected)}, rel=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    documents=st.lists(st.lists(st.sampled_from(WORDS), max_size=6), min_size=1, max_size=7),
+    query=st.lists(st.sampled_from([*WORDS, "absent"]), max_size=4),
+)
+def test_every_ranking_matches_the_formula(documents: list[list[str]], query: list[str]) -> None:
+    assume(any(documents))
+    texts = [" ".join(document) for document in documents]
+    expected = reference_scores(texts, " ".join(query))
+    hits = BM25Index.from_chunks(chunks_of(texts)).search(" ".join(query), len(texts) + 3)
+    # Every chunk sharing a word with the query, and only those; scores as the formula says.
+    assert {hit.chunk_id for hit in hits} == {f"c{i}" for i, score in enumerate(expected) if score > 0}
+    for hit in hits:
+        assert hit.score == pytest.approx(expected[int(hit.chunk_id[1:])], rel=1e-5)
+    # Best first; exactly equal formula scores keep chunk order.
+    for before, after in itertools.pairwise(hits):
+        first, second = expected[int(before.chunk_id[1:])], expected[int(after.chunk_id[1:])]
+        assert first >= second - 1e-6
+        if first == second:
+            assert int(before.chunk_id[1:]) < int(after.chunk_id[1:])
+
+
+def test_search_many_equals_search_one_at_a_time() -> None:
+    texts = ["apple pear", "pear fig kiwi", "kiwi lime", "plum apple apple"]
+    index = BM25Index.from_chunks(chunks_of(texts))
+    queries = ["apple", "kiwi pear", "", "nothing here", "plum plum"]
+    assert index.search_many(queries, 2) == [index.search(query, 2) for query in queries]
+
+
+def test_k_larger_than_the_corpus_returns_every_matching_chunk_once() -> None:
+    index = BM25Index.from_chunks(chunks_of(["apple pear", "pear", "fig"]))
+    assert [hit.chunk_id for hit in index.search("pear apple", 50)] == ["c0", "c1"]
+
+
+def test_an_empty_or_unknown_query_matches_nothing() -> None:
+    index = BM25Index.from_chunks(chunks_of(["apple pear", "fig"]))
+    assert index.search("", 3) == []
+    assert index.search("  ?! ", 3) == []
+    assert index.search("banana", 3) == []
+
+
+def test_words_are_matched_case_insensitively_without_punctuation() -> None:
+    assert tokenize("Don't PANIC: it's 42!") == ["don't", "panic", "it's", "42"]
+    index = BM25Index.from_chunks(chunks_of(["Refunds, within 30 days.", "Shipping."]))
+    assert [hit.chunk_id for hit in index.search("REFUNDS 30", 2)] == ["c0"]
+
+
+def test_bad_parameters_and_chunks_are_refused_with_the_value_named() -> None:
+    chunks = chunks_of(["apple", "pear"])
+    with pytest.raises(cg.InvalidParameterError, match=r"'b' parameter of BM25Index.from_chunks .* Got 1.5"):
+        BM25Index.from_chunks(chunks, b=1.5)
+    with pytest.raises(cg.InvalidParameterError, match=r"'k1' parameter .* Got -1"):
+        BM25Index.from_chunks(chunks, k1=-1)
+    with pytest.raises(cg.ContextGridError, match=r"none of the 2 chunks has a word"):
+        BM25Index.from_chunks(chunks_of(["", "?!"]))
+    with pytest.raises(cg.ContextGridError, match=r"cut-off k must be at least 1, got 0"):
+        BM25Index.from_chunks(chunks).search("apple", 0)
+    with pytest.raises(cg.InvalidParameterError, match=r"'query' parameter of BM25Index.search must be a str"):
+        BM25Index.from_chunks(chunks).search(["apple"], 1)  # type: ignore[arg-type]

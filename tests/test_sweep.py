@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import pytest
+
+import contextgrid as cg
+from contextgrid.cli import main
+from contextgrid.errors import OutputExistsError
+from contextgrid.index import build_index, retrieve
+from contextgrid.io import read_chunks, read_qrels, read_run, write_documents, write_questions
+from contextgrid.sweep import SweepConfig, sweep, sweep_grid
+
+DOCUMENTS = {
+    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
+    + "Store credit is offered after 30 days and up to 90 days. " * 6,
+    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
+    + "Always light the stove outdoors, away from the tent. " * 8,
+}
+ITEMS = (
+    cg.EvalItem(
+        id="q1",
+        question="How long do I have to return something for a refund?",
+        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
+    ),
+    cg.EvalItem(
+        id="q2",
+        question="How long does one canister last?",
+        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
+    ),
+    cg.EvalItem(id="q3", question="Do you ship to Mars?"),
+)
+GRID = sweep_grid(chunkers=["fixed_chars", "recursive"], sizes=[120, 300], overlaps=[0], retrievers=["bm25", "dense"])
+
+
+def test_grid_is_every_combination_with_overlap_below_size() -> None:
+    grid = sweep_grid(chunkers=["fixed_chars"], sizes=[100, 200], overlaps=[0, 150], retrievers=["bm25", "hybrid"])
+    assert [(c.size, c.overlap, c.retriever) for c in grid] == [
+        (100, 0, "bm25"),
+        (100, 0, "hybrid"),
+        (200, 0, "bm25"),
+        (200, 0, "hybrid"),
+        (200, 150, "bm25"),
+        (200, 150, "hybrid"),
+    ]
+
+
+def test_sweep_writes_a_workspace_the_library_reads(tmp_path: Path) -> None:
+    report = sweep(DOCUMENTS, ITEMS, GRID, tmp_path, name="tiny")
+    assert report.written == tuple(config.name for config in GRID)
+    assert report.failed == {}
+    workspace = cg.load_workspace(tmp_path)
+    assert workspace.name == "tiny"
+    assert workspace.names == report.written
+    resolver = cg.SpanResolver(DOCUMENTS)
+    resolved = resolver.resolve(ITEMS)
+    for config in GRID:
+        chunks = cg.get_chunker(config.chunker, size=config.size, overlap=config.overlap)
+        expected_chunks = tuple(c for doc_id, text in DOCUMENTS.items() for c in chunks.chunk(doc_id, text))
+        assert read_chunks(tmp_path / f"chunks/{config.chunking}.jsonl") == expected_chunks
+        expected_qrels = {q: j for q, j in resolver.qrels(resolved, expected_chunks).items() if j}
+        assert read_qrels(tmp_path / f"qrels/{config.chunking}.trec").to_dict() == expected_qrels
+        questions = {item.id: item.question for item in ITEMS}
+        expected_run = retrieve(build_index(config.retriever, expected_chunks), questions, config.depth)
+        assert read_run(tmp_path / f"runs/{config.name}.trec").to_dict() == {q: r for q, r in expected_run.items() if r}
+        assert dict(workspace.config(config.name).params) == {
+            "chunker": config.chunker,
+            "size": config.size,
+            "overlap": config.overlap,
+            "retriever": config.retriever,
+            "depth": config.depth,
+        }
+    assert dict(workspace.documents) == DOCUMENTS
+    assert workspace.questions == ITEMS
+
+
+def test_sweep_is_deterministic(tmp_path: Path) -> None:
+    sweep(DOCUMENTS, ITEMS, GRID, tmp_path / "a")
+    sweep(DOCUMENTS, ITEMS, GRID, tmp_path / "b")
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert files
+    _same, mismatch, errors = filecmp.cmpfiles(tmp_path / "a", tmp_path / "b", [str(f) for f in files], shallow=False)
+    assert (mismatch, errors) == ([], [])
+
+
+def test_a_failing_configuration_is_reported_and_the_others_written(tmp_path: Path) -> None:
+    log = cg.WarningLog()
+    configs = (SweepConfig("recursive", 300, 0, "bm25"), SweepConfig("recursive", 300, 0, "no-such-retriever"))
+    report = sweep(DOCUMENTS, ITEMS, configs, tmp_path, warnings=log)
+    assert report.written == ("bm25-recursive-300-0",)
+    assert "no retriever named 'no-such-retriever'" in report.failed["no-such-retriever-recursive-300-0"]
+    assert cg.load_workspace(tmp_path).names == ("bm25-recursive-300-0",)
+    assert any(entry.subject == "no-such-retriever-recursive-300-0" for entry in log)
+
+
+def test_rerunning_keeps_what_the_user_put_there(tmp_path: Path) -> None:
+    sweep(DOCUMENTS, ITEMS, GRID[:2], tmp_path)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    report = sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path)
+    assert report.written == (GRID[0].name,)
+    assert notes.read_text() == "mine"
+    assert (tmp_path / f"runs/{GRID[1].name}.trec").is_file()
+
+
+def test_a_user_file_in_the_way_is_refused_not_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    theirs = tmp_path / "runs" / f"{GRID[0].name}.trec"
+    theirs.write_text("q1 Q0 mine 1 1.0 hand-made\n")
+    with pytest.raises(OutputExistsError, match="not written by a sweep"):
+        sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path)
+    assert theirs.read_text() == "q1 Q0 mine 1 1.0 hand-made\n"
+
+
+def test_the_command_line_sweeps_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")
+    status = main(
+        [
+            "sweep",
+            str(tmp_path / "documents.jsonl"),
+            str(tmp_path / "questions.jsonl"),
+            "-o",
+            str(tmp_path / "out"),
+            "--sizes",
+            "120,300",
+            "--retrievers",
+            "bm25",
+        ]
+    )
+    assert status == 0
+    assert capsys.readouterr().out == f"wrote 2 configurations to {tmp_path / 'out'}\n"
+    assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0", "bm25-recursive-300-0")
