@@ -145,20 +145,20 @@ def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]]) -> N
     raise DuplicateChunkError(message)
 
 
-def _check_chunk_ids(question_ids: list[str], rankings: list[Sequence[str]], width: int) -> None:
-    """Refuse a chunk id that is not a str within the ranks that get scored.
+def _check_chunk_ids(question_ids: list[str], rankings: list[Sequence[str]]) -> None:
+    """Refuse a ranking whose chunk ids are not str.
 
-    An int id never equals the str in the qrels, so it would score as a silent miss.
-    Ranks past the deepest cut-off are never compared with the qrels, so they are not checked.
+    An int id never equals the str in the qrels, so it would score as a silent miss. Ids come from one
+    pipeline, so each ranking's first id stands for its type: checking all of them would cost more than
+    scoring.
     """
-    if set(map(type, chain.from_iterable(ranked[:width] for ranked in rankings))) <= {str}:
+    if {type(ranked[0]) for ranked in rankings if len(ranked)} <= {str}:
         return
     for question_id, ranked in zip(question_ids, rankings, strict=True):
-        for chunk_id in ranked[:width]:
-            if not isinstance(chunk_id, str):
-                raise ContextGridError(
-                    f"the run for query {question_id!r} holds {chunk_id!r}, which is not a chunk id (a str)"
-                )
+        if len(ranked) and not isinstance(ranked[0], str):
+            raise ContextGridError(
+                f"the run for query {question_id!r} holds {ranked[0]!r}, which is not a chunk id (a str)"
+            )
 
 
 def build_ranked_grades(
@@ -196,21 +196,24 @@ def build_ranked_grades(
     empty: Sequence[str] = ()
     rankings = [run.get(q, empty) for q in question_ids]
     _check_rankings(question_ids, rankings)
+    _check_chunk_ids(question_ids, rankings)
 
     lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     longest = int(lengths.max(initial=0))
     width = longest if depth is None else min(depth, longest)
-    _check_chunk_ids(question_ids, rankings, width)
-    cut = np.minimum(lengths, width)
-    # A comprehension beats chained map() here: one C-level dict lookup per retrieved chunk, no call layers.
-    looked_up = [
-        judgements.get(chunk_id, 0)
-        for judgements, ranked in zip(judgement_maps, rankings, strict=True)
-        for chunk_id in ranked[:width]
+    # Only relevant chunks carry a gain, so find each in its ranking's top `width` (a C-level scan of a
+    # short list) instead of looking every retrieved chunk up in the judgements.
+    found = [
+        (row, top.index(chunk_id), grade)
+        for row, (judgements, ranked) in enumerate(zip(judgement_maps, rankings, strict=True))
+        for top in (ranked[:width],)
+        for chunk_id, grade in judgements.items()
+        if grade > 0 and chunk_id in top
     ]
-    flat = np.array(looked_up, dtype=np.int64) if looked_up else np.zeros(0, dtype=np.int64)
     gains = np.zeros((len(question_ids), width), dtype=np.int64)
-    gains[np.arange(width) < cut[:, None]] = flat
+    if found:
+        rows, positions, values = np.array(found, dtype=np.int64).T
+        gains[rows, positions] = values
 
     relevant = relevant_all[scored]
     ideal_width = int(relevant.max(initial=0)) if depth is None else min(depth, int(relevant.max(initial=0)))
