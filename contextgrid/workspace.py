@@ -39,7 +39,7 @@ MANIFEST = "contextgrid.toml"
 """The file that makes a folder a workspace."""
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data" / "workspace"
-"""The small hand-made workspace in the source checkout (``sample_data/make_workspace.py`` writes it)."""
+"""The bundled sample workspace in the source checkout (``sample_data/make_sample.py`` writes it)."""
 
 ParamValue = str | int | float | bool
 """What a configuration parameter may hold: one TOML scalar."""
@@ -159,7 +159,8 @@ class WorkspaceResults:
         Examples
         --------
         >>> from contextgrid.workspace import SAMPLE, load_workspace
-        >>> frame = load_workspace(SAMPLE).evaluate(ks=[5], metrics=["recall", "mrr"]).to_dataframe()
+        >>> handmade = load_workspace(SAMPLE.parent / "handmade")
+        >>> frame = handmade.evaluate(ks=[5], metrics=["recall", "mrr"]).to_dataframe()
         >>> print(frame.round(3))
                          recall@5  mrr@5 chunker  size  overlap retriever
         config
@@ -327,7 +328,7 @@ class Workspace:
         Examples
         --------
         >>> from contextgrid.workspace import SAMPLE, load_workspace
-        >>> results = load_workspace(SAMPLE).evaluate(ks=[5], metrics=["recall"])
+        >>> results = load_workspace(SAMPLE.parent / "handmade").evaluate(ks=[5], metrics=["recall"])
         >>> results["dense-fixed-512"]["recall@5"]
         0.7837837837837838
         """
@@ -353,7 +354,7 @@ class Workspace:
         Examples
         --------
         >>> from contextgrid.workspace import SAMPLE, load_workspace
-        >>> load_workspace(SAMPLE).per_query("mrr", 5).loc["q02"].tolist()
+        >>> load_workspace(SAMPLE.parent / "handmade").per_query("mrr", 5).loc["q02"].tolist()
         [0.0, 1.0, 0.2, 1.0]
         """
         import pandas as pd
@@ -511,7 +512,7 @@ def load_workspace(path: str | Path) -> Workspace:
     Examples
     --------
     >>> from contextgrid.workspace import SAMPLE, load_workspace
-    >>> workspace = load_workspace(SAMPLE)
+    >>> workspace = load_workspace(SAMPLE.parent / "handmade")
     >>> workspace.names
     ('bm25-fixed-512', 'dense-fixed-512', 'bm25-fixed-256', 'dense-fixed-256')
     >>> dict(workspace.config("dense-fixed-256").params)

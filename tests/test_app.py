@@ -69,19 +69,19 @@ def test_overview_pivot_follows_metric_and_k() -> None:
 
 
 def test_choices_come_back_from_the_url() -> None:
-    app = start(metric="mrr", k="10", config="dense-fixed-256")
+    app = start(metric="mrr", k="10", config="dense-recursive-200-0")
     app = page(app, "questions.py")
     no_problems(app)
     assert select(app, "Metric").value == "mrr"
     assert select(app, "k").value == 10
-    assert select(app, "Configuration").value == "dense-fixed-256"
+    assert select(app, "Configuration").value == "dense-recursive-200-0"
 
 
 def test_questions_page_lists_per_question_scores_worst_first() -> None:
-    app = page(start(config="bm25-fixed-512", k="5", metric="ndcg"), "questions.py")
+    app = page(start(config="bm25-recursive-500-0", k="5", metric="ndcg"), "questions.py")
     no_problems(app)
     table = app.dataframe[0].value
-    settings = load_workspace(SAMPLE).config("bm25-fixed-512")
+    settings = load_workspace(SAMPLE).config("bm25-recursive-500-0")
     qrels, run = read_qrels(settings.qrels), read_run(settings.run)
     expected = cg.per_query(qrels, run, "ndcg", 5)
     assert set(table.index) == set(expected)
@@ -92,7 +92,7 @@ def test_questions_page_lists_per_question_scores_worst_first() -> None:
 
 
 def test_questions_filters_drive_the_table() -> None:
-    app = page(start(config="bm25-fixed-512", k="1"), "questions.py")
+    app = page(start(config="bm25-recursive-500-0", k="1"), "questions.py")
     everything = len(app.dataframe[0].value)
     app.checkbox[0].check().run()
     no_problems(app)
@@ -102,9 +102,9 @@ def test_questions_filters_drive_the_table() -> None:
 
 
 def test_question_drill_down_shows_the_ranking_and_first_relevant_rank() -> None:
-    app = page(start(config="dense-fixed-512", k="5"), "questions.py")
+    app = page(start(config="dense-recursive-500-0", k="5"), "questions.py")
     question = str(select(app, "Question").value)
-    settings = load_workspace(SAMPLE).config("dense-fixed-512")
+    settings = load_workspace(SAMPLE).config("dense-recursive-500-0")
     run = read_run(settings.run)
     ranking = app.dataframe[1].value
     assert list(ranking["chunk_id"]) == list(run[question][:20])
@@ -113,21 +113,21 @@ def test_question_drill_down_shows_the_ranking_and_first_relevant_rank() -> None
 
 
 def test_compare_counts_wins_ties_and_losses_like_the_library() -> None:
-    app = page(start(metric="recall", k="3", a="dense-fixed-512", b="bm25-fixed-512"), "compare.py")
+    app = page(start(metric="recall", k="3", a="dense-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
     no_problems(app)
     table = load_workspace(SAMPLE).per_query("recall", 3)
-    outcomes = question_changes(table, "dense-fixed-512", "bm25-fixed-512")["outcome"].value_counts()
+    outcomes = question_changes(table, "dense-recursive-500-0", "bm25-recursive-500-0")["outcome"].value_counts()
     shown = [metric.value for metric in app.metric[:3]]
     assert shown == [str(outcomes.get(name, 0)) for name in ("win", "tie", "loss")]
 
 
 def test_compare_opens_a_changed_question_in_the_drill_down() -> None:
-    app = page(start(metric="recall", k="3", a="dense-fixed-512", b="bm25-fixed-512"), "compare.py")
+    app = page(start(metric="recall", k="3", a="dense-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
     chosen = select(app, "Open a changed question in the drill-down").value
     app.button[0].click().run()
     no_problems(app)
     assert select(app, "Question").value == chosen
-    assert select(app, "Configuration").value == "dense-fixed-512"
+    assert select(app, "Configuration").value == "dense-recursive-500-0"
 
 
 def test_a_malformed_workspace_shows_a_readable_error(tmp_path: Path) -> None:

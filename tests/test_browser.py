@@ -117,10 +117,10 @@ def test_every_page_renders(server: str, page: Page, path: str, heading: str) ->
 
 
 def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Page) -> None:
-    settings = load_workspace(ROOT / "sample_data" / "workspace").config("dense-fixed-512")
+    settings = load_workspace(ROOT / "sample_data" / "workspace").config("dense-recursive-500-0")
     ranks = cg.first_relevant_ranks(read_qrels(settings.qrels), read_run(settings.run))
     question, rank = next((q, r) for q, r in ranks.items() if r is not None and r > 1)
-    page.goto(f"{server}/questions?config=dense-fixed-512&k=5&question={question}")
+    page.goto(f"{server}/questions?config=dense-recursive-500-0&k=5&question={question}")
     settled(page)
     metric = page.get_by_test_id("stMetric").filter(has_text="Rank of the first relevant chunk")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text(str(rank))
@@ -128,7 +128,7 @@ def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Pa
 
 
 def test_compare_opens_the_drill_down(server: str, page: Page) -> None:
-    page.goto(f"{server}/compare?metric=recall&k=3&a=dense-fixed-512&b=bm25-fixed-512")
+    page.goto(f"{server}/compare?metric=recall&k=3&a=dense-recursive-500-0&b=bm25-recursive-500-0")
     settled(page)
     page.get_by_role("button", name="Open in Questions").click()
     expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()

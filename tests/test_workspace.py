@@ -19,7 +19,7 @@ from contextgrid.records import AnswerRecord
 from contextgrid.workspace import Configuration, Workspace, load_workspace
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "sample_data" / "workspace"
+HANDMADE = REPO / "sample_data" / "handmade"
 
 QRELS = {"q1": {"c1": 2, "c2": 1, "c3": 0}, "q2": {"c4": 2}, "q3": {"c5": 0}}
 RUN_A = {"q1": ["c3", "c1", "c5", "c2"], "q2": ["c9", "c4", "c1"], "q3": ["c5"]}
@@ -391,18 +391,18 @@ def test_law_a_workspace_scores_what_evaluate_scores_on_the_same_dicts(
         assert dict(results[f"r{i}"].scores) == cg.evaluate(qrels, run, ks=[1, 2, 5])
 
 
-def test_make_workspace_reproduces_the_committed_sample_byte_for_byte(tmp_path: Path) -> None:
-    script = runpy.run_path(str(REPO / "sample_data" / "make_workspace.py"))
+def test_make_handmade_reproduces_the_committed_workspace_byte_for_byte(tmp_path: Path) -> None:
+    script = runpy.run_path(str(REPO / "sample_data" / "make_handmade.py"))
     script["main"](tmp_path)
     made = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file())
-    committed = sorted(path.relative_to(SAMPLE) for path in SAMPLE.rglob("*") if path.is_file())
+    committed = sorted(path.relative_to(HANDMADE) for path in HANDMADE.rglob("*") if path.is_file())
     assert made == committed
     for relative in made:
-        assert (tmp_path / relative).read_bytes() == (SAMPLE / relative).read_bytes(), relative
+        assert (tmp_path / relative).read_bytes() == (HANDMADE / relative).read_bytes(), relative
 
 
-def test_the_sample_workspace_is_four_configurations_of_forty_questions() -> None:
-    workspace = load_workspace(SAMPLE)
+def test_the_handmade_workspace_is_four_configurations_of_forty_questions() -> None:
+    workspace = load_workspace(HANDMADE)
     assert workspace.names == ("bm25-fixed-512", "dense-fixed-512", "bm25-fixed-256", "dense-fixed-256")
     assert {(c.params["size"], c.params["retriever"]) for c in workspace.configs} == {
         (512, "bm25"),
@@ -430,7 +430,7 @@ def test_the_sample_workspace_is_four_configurations_of_forty_questions() -> Non
     assert all(0.3 < recall < 0.95 for recall in recalls)
 
 
-def test_sample_manifest_mentions_every_file_it_ships() -> None:
-    manifest = (SAMPLE / "contextgrid.toml").read_text()
-    shipped = {str(path.relative_to(SAMPLE)) for path in SAMPLE.rglob("*") if path.is_file()} - {"contextgrid.toml"}
+def test_handmade_manifest_mentions_every_file_it_ships() -> None:
+    manifest = (HANDMADE / "contextgrid.toml").read_text()
+    shipped = {str(path.relative_to(HANDMADE)) for path in HANDMADE.rglob("*") if path.is_file()} - {"contextgrid.toml"}
     assert shipped == set(re.findall(r'= "([^"]+\.(?:trec))"', manifest))

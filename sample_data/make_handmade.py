@@ -1,6 +1,6 @@
 """Write the hand-made sample workspace: 40 questions, 2 chunkings x 2 retrievers.
 
-Run ``python sample_data/make_workspace.py [OUT_DIR]`` (default: ``workspace``
+Run ``python sample_data/make_handmade.py [OUT_DIR]`` (default: ``handmade``
 next to this script). The output is a pure function of the seed below, so the
 committed files are reproduced byte for byte (tests/test_workspace.py checks).
 
@@ -132,7 +132,7 @@ def qrels_lines(qrels: dict[str, dict[str, int]]) -> list[str]:
 
 def manifest(configs: list[tuple[str, Chunking, Retriever]]) -> str:
     lines = [
-        "# A hand-made sample workspace, written by sample_data/make_workspace.py: do not edit by hand.",
+        "# A hand-made sample workspace, written by sample_data/make_handmade.py: do not edit by hand.",
         'name = "sample"',
         "# Chunk-level qrels depend on the chunking: the shared file judges the 512-character chunks,",
         "# and the 256-character configurations bring their own.",
@@ -182,4 +182,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "workspace")
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "handmade")
