@@ -12,7 +12,15 @@ from .character import (
     retrieved_character_count,
 )
 from .chunking import CHUNKERS, available_chunkers, chunk_documents, get_chunker
-from .errors import ContextGridError, DuplicateChunkError, InvalidParameterError, UnknownPluginError
+from .errors import (
+    ContextGridError,
+    DuplicateChunkError,
+    InputFileError,
+    InvalidParameterError,
+    OutputExistsError,
+    QuestionMismatchError,
+    UnknownPluginError,
+)
 from .index.base import recall_against_exact
 from .log import LogEntry, Severity, WarningLog
 from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
@@ -20,6 +28,15 @@ from .records import Anchor, Answer, AnswerScore, AssembledContext, Chunk, EvalI
 from .resolver import GradeRule, SpanResolver
 from .results import RunResult
 from .scoring import evaluate, first_relevant_ranks, mean_rank_of_first_relevant, per_query
+from .significance import (
+    ComparisonTable,
+    PairedComparison,
+    PairwiseComparisons,
+    compare_all_pairs,
+    compare_configurations,
+    compare_pair,
+    correct_p_values,
+)
 from .workspace import Configuration, Workspace, WorkspaceResults, load_workspace
 
 __version__ = "0.1.0"
@@ -33,16 +50,22 @@ __all__ = [
     "AnswerScore",
     "AssembledContext",
     "Chunk",
+    "ComparisonTable",
     "Configuration",
     "ContextGridError",
     "DuplicateChunkError",
     "EvalItem",
     "GoldSpan",
     "GradeRule",
+    "InputFileError",
     "InvalidParameterError",
     "LogEntry",
     "Metric",
+    "OutputExistsError",
+    "PairedComparison",
+    "PairwiseComparisons",
     "Qrels",
+    "QuestionMismatchError",
     "Run",
     "RunResult",
     "Severity",
@@ -58,6 +81,10 @@ __all__ = [
     "character_precision",
     "character_recall",
     "chunk_documents",
+    "compare_all_pairs",
+    "compare_configurations",
+    "compare_pair",
+    "correct_p_values",
     "coverage_fraction",
     "evaluate",
     "first_relevant_ranks",

@@ -9,7 +9,10 @@ from __future__ import annotations
 __all__ = [
     "ContextGridError",
     "DuplicateChunkError",
+    "InputFileError",
     "InvalidParameterError",
+    "QuestionMismatchError",
+    "RowError",
     "UnknownPluginError",
 ]
 
@@ -33,6 +36,67 @@ class DuplicateChunkError(ContextGridError):
     """A ranking that is about to be scored repeats a chunk id."""
 
 
+class QuestionMismatchError(ContextGridError):
+    """Per-question scores to be paired do not cover the same question ids."""
+
+
 def parameter_error(function: str, parameter: str, expected: str, got: object) -> InvalidParameterError:
     """Build the one wording every parameter check uses (sklearn's)."""
     return InvalidParameterError(f"The {parameter!r} parameter of {function} must be {expected}. Got {got!r} instead.")
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class InputFileError(ContextGridError):
+    """A file being read is malformed; names the file, the line or row, the offending text and what was expected.
+
+    ``line`` is 1-based as an editor shows it (``unit`` says whether it counts
+    lines or table rows) and is ``None`` when the problem has no single place,
+    such as an empty file or a missing column.
+
+    Examples
+    --------
+    >>> print(InputFileError("runs/bm25.trec", 17, "q1 Q0 c3 1 0.8", "expected 6 columns, got 5"))
+    runs/bm25.trec, line 17: expected 6 columns, got 5: 'q1 Q0 c3 1 0.8'
+    """
+
+    def __init__(self, path: object, line: int | None, text: str | None, expected: str, *, unit: str = "line") -> None:
+        self.path = str(path)
+        self.line = line
+        self.text = text
+        self.expected = expected
+        self.unit = unit
+        where = self.path if line is None else f"{self.path}, {unit} {line}"
+        shown = "" if text is None else f": {_shorten(text)!r}"
+        super().__init__(f"{where}: {expected}{shown}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_input_file_error, (self.path, self.line, self.text, self.expected, self.unit))
+
+
+def _rebuild_input_file_error(
+    path: str, line: int | None, text: str | None, expected: str, unit: str
+) -> InputFileError:
+    return InputFileError(path, line, text, expected, unit=unit)
+
+
+class RowError(ContextGridError):
+    """A row given to a run or qrels table is wrong; ``row`` is its 0-based position in the input.
+
+    Readers catch it and raise :class:`InputFileError` naming the line instead.
+    """
+
+    def __init__(self, row: int, text: str, expected: str) -> None:
+        self.row = row
+        self.text = text
+        self.expected = expected
+        super().__init__(f"row {row + 1}: {expected}: {_shorten(text)!r}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (RowError, (self.row, self.text, self.expected))
+
+
+class OutputExistsError(ContextGridError, FileExistsError):
+    """A writer was asked to create a file that already exists, and was not told to overwrite it."""

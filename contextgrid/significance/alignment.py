@@ -1,0 +1,128 @@
+"""Per-question score dicts lined up by question id into one matrix."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ContextGridError, QuestionMismatchError, parameter_error
+
+__all__ = ["AlignedScores", "align_scores", "describe_ids"]
+
+FloatArray = npt.NDArray[np.float64]
+
+SHOWN_IDS = 5
+"""How many differing ids an error message lists before it says "and N more"."""
+
+
+def describe_ids(ids: Sequence[str]) -> str:
+    """The first few ids, then a count of the rest, so a 9,000-id mismatch stays readable.
+
+    Examples
+    --------
+    >>> describe_ids(["q1", "q2"])
+    "'q1', 'q2'"
+    >>> describe_ids([f"q{i}" for i in range(8)])
+    "'q0', 'q1', 'q2', 'q3', 'q4' and 3 more"
+    """
+    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
+    rest = len(ids) - SHOWN_IDS
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+@dataclass(frozen=True, slots=True)
+class AlignedScores:
+    """Scores of several configurations on the same questions.
+
+    ``scores[c, q]`` is configuration ``names[c]`` on question ``question_ids[q]``.
+    """
+
+    names: tuple[str, ...]
+    question_ids: tuple[str, ...]
+    scores: FloatArray
+
+    def __post_init__(self) -> None:
+        expected = (len(self.names), len(self.question_ids))
+        if self.scores.shape != expected:
+            raise ContextGridError(f"AlignedScores: scores has shape {self.scores.shape}, expected {expected}")
+
+    def row(self, name: str) -> int:
+        """Position of configuration ``name`` in :attr:`names`."""
+        return self.names.index(name)
+
+
+def _is_score(value: object) -> bool:
+    # bool is a Real, but True as a score is a bug upstream, not a 1.0.
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
+
+
+def _column(name: str, scores: Mapping[str, float], ids: Sequence[str], function: str) -> FloatArray:
+    kinds = set(map(type, scores.values()))
+    if all(issubclass(kind, Real) and not issubclass(kind, bool) for kind in kinds):
+        values = np.fromiter((scores[q] for q in ids), dtype=np.float64, count=len(ids))
+        if bool(np.isfinite(values).all()):
+            return values
+    culprit = next(q for q in ids if not _is_score(scores[q]))
+    raise ContextGridError(
+        f"{function}: the score of configuration {name!r} for question {culprit!r} must be a finite number, "
+        f"got {scores[culprit]!r}"
+    )
+
+
+def align_scores(per_query_by_config: Mapping[str, Mapping[str, float]], *, function: str) -> AlignedScores:
+    """Line every configuration's ``{question_id: score}`` up on the first one's question order.
+
+    All configurations must cover exactly the same question ids: a paired test
+    compares each question with itself, and a question scored by one side only
+    has no partner. The error lists the ids on each side that differ.
+
+    Examples
+    --------
+    >>> aligned = align_scores({"a": {"q1": 1.0, "q2": 0.5}, "b": {"q2": 0.0, "q1": 1.0}}, function="f")
+    >>> aligned.question_ids, aligned.scores.tolist()
+    (('q1', 'q2'), [[1.0, 0.5], [1.0, 0.0]])
+    >>> align_scores({"a": {"q1": 1.0, "q2": 0.5}, "b": {"q1": 1.0, "q3": 0.0}}, function="f")
+    Traceback (most recent call last):
+    ...
+    contextgrid.errors.QuestionMismatchError: f: configurations 'a' and 'b' must score the same questions, ...
+    """
+    if not isinstance(per_query_by_config, Mapping):
+        expected = "a mapping of configuration name to {question_id: score}"
+        raise parameter_error(function, "per_query_by_config", expected, type(per_query_by_config).__name__)
+    if len(per_query_by_config) < 2:
+        raise parameter_error(
+            function, "per_query_by_config", "a mapping with at least two configurations", list(per_query_by_config)
+        )
+    names: list[str] = []
+    for name, scores in per_query_by_config.items():
+        if not isinstance(name, str) or not name:
+            raise parameter_error(function, "per_query_by_config", "keyed by non-empty str configuration names", name)
+        if not isinstance(scores, Mapping):
+            raise ContextGridError(
+                f"{function}: the scores of configuration {name!r} must be a mapping of question id to score "
+                f"(what per_query() returns), got {type(scores).__name__}"
+            )
+        names.append(name)
+    first = names[0]
+    ids = tuple(per_query_by_config[first])
+    if not ids:
+        raise ContextGridError(f"{function}: configuration {first!r} scored no questions; there is nothing to compare")
+    reference = set(ids)
+    for name in names[1:]:
+        scores = per_query_by_config[name]
+        if len(scores) != len(reference) or not reference.issuperset(scores):
+            only_first = sorted(reference.difference(scores))
+            only_other = sorted(set(scores).difference(reference))
+            raise QuestionMismatchError(
+                f"{function}: configurations {first!r} and {name!r} must score the same questions, since a paired "
+                f"test lines them up by question id. Only in {first!r}: {len(only_first)} "
+                f"({describe_ids(only_first) or 'none'}). Only in {name!r}: {len(only_other)} "
+                f"({describe_ids(only_other) or 'none'}). Score every configuration on the same qrels."
+            )
+    matrix = np.vstack([_column(name, per_query_by_config[name], ids, function) for name in names])
+    return AlignedScores(tuple(names), ids, matrix)

@@ -1,0 +1,363 @@
+"""compare_pair(), compare_all_pairs() and compare_configurations(): per_query()
+dicts in, frozen records out."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from numbers import Integral, Real
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import parameter_error
+from .alignment import AlignedScores, align_scores
+from .corrections import CORRECTIONS
+from .intervals import INTERVALS
+from .paired import PAIRED_TESTS
+from .records import ComparisonTable, PairedComparison, PairwiseComparisons
+from .resampling import bootstrap_mean_differences
+
+__all__ = ["compare_all_pairs", "compare_configurations", "compare_pair"]
+
+IntArray = npt.NDArray[np.intp]
+
+DEFAULT_TIE_TOLERANCE = 1e-9
+"""Differences this small are ties: rounding noise, not a win."""
+
+FLAT_RTOL = 1e-12
+"""Differences whose spread is below this fraction of their size are treated as all equal."""
+
+
+def _check_fraction(value: object, *, function: str, parameter: str) -> float:
+    if not isinstance(value, Real) or isinstance(value, bool) or not 0.0 < float(value) < 1.0:
+        raise parameter_error(function, parameter, "a float strictly between 0 and 1", value)
+    return float(value)
+
+
+def _check_resamples(value: object, *, function: str) -> int:
+    if not isinstance(value, Integral) or isinstance(value, bool) or int(value) < 1:
+        raise parameter_error(function, "n_resamples", "an int of at least 1", value)
+    return int(value)
+
+
+def _check_tolerance(value: object, *, function: str) -> float:
+    if not isinstance(value, Real) or isinstance(value, bool) or not 0.0 <= float(value) < float("inf"):
+        raise parameter_error(function, "tie_tolerance", "a finite float of 0 or more", value)
+    return float(value)
+
+
+def _generator(seed: object, *, function: str) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, Integral) and not isinstance(seed, bool) and int(seed) >= 0:
+        return np.random.default_rng(int(seed))
+    raise parameter_error(function, "seed", "an int of 0 or more or a numpy.random.Generator", seed)
+
+
+def _compare(
+    aligned: AlignedScores,
+    first: IntArray,
+    second: IntArray,
+    *,
+    function: str,
+    test: str,
+    correction: str,
+    alpha: object,
+    n_resamples: object,
+    confidence: object,
+    interval: str,
+    seed: object,
+    tie_tolerance: object,
+) -> list[PairedComparison]:
+    tester = PAIRED_TESTS.get(test)()
+    corrector = CORRECTIONS.get(correction)()
+    bounds = INTERVALS.get(interval)()
+    level = _check_fraction(alpha, function=function, parameter="alpha")
+    coverage = _check_fraction(confidence, function=function, parameter="confidence")
+    resamples = _check_resamples(n_resamples, function=function)
+    tolerance = _check_tolerance(tie_tolerance, function=function)
+    # Separate streams: the interval does not change with the test chosen, nor the test with the interval.
+    test_rng, bootstrap_rng = _generator(seed, function=function).spawn(2)
+
+    scores = aligned.scores
+    n_questions = scores.shape[1]
+    differences = scores[first] - scores[second]
+    mean_difference = differences.mean(axis=1)
+    wins = np.count_nonzero(differences > tolerance, axis=1)
+    losses = np.count_nonzero(differences < -tolerance, axis=1)
+    ties = n_questions - wins - losses
+    all_tied = ties == n_questions
+
+    raw = tester.p_values(scores, first, second, n_resamples=resamples, rng=test_rng)
+    # No difference at all, or one question: nothing to test, so no evidence against "the same".
+    raw = np.where(all_tied | (n_questions < 2) | np.isnan(raw), 1.0, np.clip(raw, 0.0, 1.0))
+    adjusted = corrector.adjust(raw)
+
+    pairs = len(first)
+    low: list[float | None] = [None] * pairs
+    high: list[float | None] = [None] * pairs
+    effect: list[float | None] = [None] * pairs
+    if n_questions >= 2:
+        boot = bootstrap_mean_differences(scores, first, second, n_resamples=resamples, rng=bootstrap_rng)
+        boot.sort(axis=0)
+        scale = np.abs(scores).mean(axis=1)
+        low_values, high_values = bounds.bounds(
+            differences.T, mean_difference, boot, scale[first] + scale[second], coverage
+        )
+        low, high = list(low_values.tolist()), list(high_values.tolist())
+        spread = differences.std(axis=1, ddof=1)
+        flat = spread <= FLAT_RTOL * np.abs(differences).max(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cohen = mean_difference / spread
+        effect = [None if is_flat else value for is_flat, value in zip(flat.tolist(), cohen.tolist(), strict=True)]
+    effect = [0.0 if tied else value for tied, value in zip(all_tied.tolist(), effect, strict=True)]
+
+    means = scores.mean(axis=1)
+    names = aligned.names
+    return [
+        PairedComparison(
+            a=names[i],
+            b=names[j],
+            test=test,
+            n_questions=n_questions,
+            mean_a=float(means[i]),
+            mean_b=float(means[j]),
+            difference=float(mean_difference[p]),
+            ci_low=low[p],
+            ci_high=high[p],
+            confidence=coverage,
+            interval=interval,
+            p_value=float(raw[p]),
+            p_adjusted=float(adjusted[p]),
+            correction=correction,
+            alpha=level,
+            effect_size=effect[p],
+            wins=int(wins[p]),
+            ties=int(ties[p]),
+            losses=int(losses[p]),
+            n_resamples=resamples,
+        )
+        for p, (i, j) in enumerate(zip(first.tolist(), second.tolist(), strict=True))
+    ]
+
+
+def compare_pair(
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    *,
+    names: tuple[str, str] = ("a", "b"),
+    test: str = "permutation",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    interval: str = "bca",
+    seed: int | np.random.Generator = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> PairedComparison:
+    """Is ``a`` really better or worse than ``b``? One paired test, one interval.
+
+    Parameters
+    ----------
+    a, b : mapping
+        ``{question_id: score}``, as :func:`contextgrid.per_query` returns, on
+        the same question ids (else :class:`~contextgrid.errors.QuestionMismatchError`
+        listing the ids each side lacks).
+    names : (str, str), default ("a", "b")
+        What to call the two sides in the result.
+    test : str, default "permutation"
+        A name in ``PAIRED_TESTS``: ``"permutation"``, ``"ttest"`` or ``"wilcoxon"``.
+    alpha : float, default 0.05
+        Significance level. No correction: this is one comparison.
+    n_resamples : int, default 10_000
+        Sign flips for the permutation test, and bootstrap resamples for the interval.
+    confidence : float, default 0.95
+        Coverage of the bootstrap interval of the mean difference.
+    interval : str, default "bca"
+        A name in ``INTERVALS``: ``"bca"`` or ``"percentile"``.
+    seed : int or numpy.random.Generator, default 0
+        The same int gives the same result; global random state is never used.
+    tie_tolerance : float, default 1e-9
+        A question whose scores differ by at most this much is a tie.
+
+    Returns
+    -------
+    PairedComparison
+        ``difference`` is ``mean(a) - mean(b)``.
+
+    Examples
+    --------
+    >>> from contextgrid.significance import compare_pair
+    >>> a = {"q1": 1.0, "q2": 1.0, "q3": 0.5, "q4": 1.0}
+    >>> b = {"q1": 0.0, "q2": 0.5, "q3": 0.5, "q4": 0.0}
+    >>> result = compare_pair(a, b, names=("dense", "bm25"))
+    >>> result.difference, result.p_value, result.verdict
+    (0.625, 0.25, 'not significant')
+    """
+    if (
+        not isinstance(names, tuple)
+        or len(names) != 2
+        or not all(isinstance(name, str) and name for name in names)
+        or names[0] == names[1]
+    ):
+        raise parameter_error("compare_pair", "names", "a tuple of two different non-empty str", names)
+    aligned = align_scores({names[0]: a, names[1]: b}, function="compare_pair")
+    (result,) = _compare(
+        aligned,
+        np.array([0], dtype=np.intp),
+        np.array([1], dtype=np.intp),
+        function="compare_pair",
+        test=test,
+        correction="none",
+        alpha=alpha,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        interval=interval,
+        seed=seed,
+        tie_tolerance=tie_tolerance,
+    )
+    return result
+
+
+def compare_all_pairs(
+    per_query_by_config: Mapping[str, Mapping[str, float]],
+    *,
+    test: str = "permutation",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    interval: str = "bca",
+    seed: int | np.random.Generator = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> PairwiseComparisons:
+    """Every configuration against every other, corrected for making all those comparisons.
+
+    Takes the same options as :func:`compare_configurations`; the family the
+    correction covers is all ``n * (n - 1) / 2`` pairs. Pair ``(a, b)`` gets
+    the same raw p-value and interval as ``compare_pair(a, b)`` with the same
+    seed, up to rounding: every pair sees the same sign flips and resamples.
+
+    Examples
+    --------
+    >>> from contextgrid.significance import compare_all_pairs
+    >>> scores = {
+    ...     "bm25": {"q1": 0.0, "q2": 0.5, "q3": 0.0},
+    ...     "dense": {"q1": 1.0, "q2": 0.5, "q3": 1.0},
+    ...     "hybrid": {"q1": 1.0, "q2": 1.0, "q3": 1.0},
+    ... }
+    >>> pairs = compare_all_pairs(scores, correction="bonferroni")
+    >>> [(c.a, c.b, c.p_value, c.p_adjusted) for c in pairs]
+    [('bm25', 'dense', 0.5, 1.0), ('bm25', 'hybrid', 0.25, 0.75), ('dense', 'hybrid', 1.0, 1.0)]
+    """
+    aligned = align_scores(per_query_by_config, function="compare_all_pairs")
+    pairs = np.array(list(itertools.combinations(range(len(aligned.names)), 2)), dtype=np.intp)
+    comparisons = _compare(
+        aligned,
+        pairs[:, 0],
+        pairs[:, 1],
+        function="compare_all_pairs",
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        interval=interval,
+        seed=seed,
+        tie_tolerance=tie_tolerance,
+    )
+    means = dict(zip(aligned.names, aligned.scores.mean(axis=1).tolist(), strict=True))
+    return PairwiseComparisons(means, tuple(comparisons))
+
+
+def compare_configurations(
+    per_query_by_config: Mapping[str, Mapping[str, float]],
+    *,
+    baseline: str,
+    metric: str | None = None,
+    test: str = "permutation",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    interval: str = "bca",
+    seed: int | np.random.Generator = 0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+) -> ComparisonTable:
+    """Every configuration against a baseline on one metric: which differences are real?
+
+    Parameters
+    ----------
+    per_query_by_config : mapping
+        ``{config_name: {question_id: score}}``: one :func:`contextgrid.per_query`
+        result per configuration, all on the same question ids.
+    baseline : str
+        The configuration everything else is compared with.
+    metric : str, optional
+        The ``metric@k`` the scores are, used as a label only.
+    test : str, default "permutation"
+        A name in ``PAIRED_TESTS``: ``"permutation"``, ``"ttest"`` or ``"wilcoxon"``.
+    correction : str, default "holm"
+        A name in ``CORRECTIONS``: ``"holm"``, ``"bh"``, ``"bonferroni"`` or
+        ``"none"``, applied across the comparisons with the baseline.
+    alpha : float, default 0.05
+        Significance level the corrected p-values are compared with.
+    n_resamples : int, default 10_000
+        Sign flips for the permutation test, and bootstrap resamples for the intervals.
+    confidence : float, default 0.95
+        Coverage of each bootstrap interval of the difference (not corrected).
+    interval : str, default "bca"
+        A name in ``INTERVALS``: ``"bca"`` or ``"percentile"``.
+    seed : int or numpy.random.Generator, default 0
+        The same int gives the same table; global random state is never used.
+    tie_tolerance : float, default 1e-9
+        A question whose scores differ by at most this much is a tie.
+
+    Returns
+    -------
+    ComparisonTable
+        ``.to_dataframe()`` for a table, ``str()`` for text, and
+        :func:`contextgrid.plots.interval_plot` for a figure.
+
+    Examples
+    --------
+    >>> from contextgrid.significance import compare_configurations
+    >>> scores = {
+    ...     "bm25": {"q1": 0.0, "q2": 0.5, "q3": 0.0, "q4": 1.0},
+    ...     "dense": {"q1": 1.0, "q2": 0.5, "q3": 1.0, "q4": 1.0},
+    ... }
+    >>> table = compare_configurations(scores, baseline="bm25", metric="recall@5")
+    >>> row = table.comparison("dense")
+    >>> row.difference, row.p_value, row.verdict
+    (0.5, 0.5, 'not significant')
+    """
+    function = "compare_configurations"
+    aligned = align_scores(per_query_by_config, function=function)
+    if not isinstance(baseline, str) or baseline not in aligned.names:
+        raise parameter_error(function, "baseline", f"one of the configurations {list(aligned.names)}", baseline)
+    if metric is not None and (not isinstance(metric, str) or not metric):
+        raise parameter_error(function, "metric", "a non-empty str or None", metric)
+    base = aligned.row(baseline)
+    others = np.array([i for i in range(len(aligned.names)) if i != base], dtype=np.intp)
+    comparisons = _compare(
+        aligned,
+        others,
+        np.full(len(others), base, dtype=np.intp),
+        function=function,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        interval=interval,
+        seed=seed,
+        tie_tolerance=tie_tolerance,
+    )
+    means = dict(zip(aligned.names, aligned.scores.mean(axis=1).tolist(), strict=True))
+    return ComparisonTable(
+        metric=metric,
+        baseline=baseline,
+        means=means,
+        comparisons=tuple(comparisons),
+        tie_tolerance=_check_tolerance(tie_tolerance, function=function),
+    )

@@ -1,0 +1,109 @@
+"""The two resampling engines: sign flips for the permutation test, resampled
+question indices for the bootstrap.
+
+Both work on the configurations' score matrix, not on each pair's differences.
+A sign flip or a resample is linear in the scores, so one matrix product per
+batch serves every pair at once: the pair's null value is the difference of two
+columns. Twenty configurations cost one product with twenty columns, not one
+per each of their 190 pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["TIE_RTOL", "bootstrap_mean_differences", "rows_per_batch", "sign_flip_exceedances"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+TIE_RTOL = 1e-9
+"""Null values within this fraction of the scores' total magnitude of the observed
+value count as equal to it: sums computed in a different order differ in the last
+bits, and a tie that rounding breaks would change a p-value."""
+
+BATCH_CELLS = 1 << 22
+"""Random draws per batch (about 32 MB as float64). Depends on the number of
+questions only, so a pair's result does not depend on how many other pairs ran."""
+
+
+def rows_per_batch(n_questions: int, remaining: int) -> int:
+    """Resamples drawn per batch: bounded memory whatever the question count."""
+    return max(1, min(BATCH_CELLS // n_questions, 4096, remaining))
+
+
+def _random_flips(n_questions: int, n_resamples: int, rng: np.random.Generator) -> Iterator[FloatArray]:
+    done = 0
+    while done < n_resamples:
+        rows = rows_per_batch(n_questions, n_resamples - done)
+        cells = rows * n_questions
+        bits = np.unpackbits(np.frombuffer(rng.bytes(-(-cells // 8)), dtype=np.uint8), count=cells)
+        yield bits.reshape(rows, n_questions).astype(np.float64)
+        done += rows
+
+
+def _all_flips(n_questions: int) -> Iterator[FloatArray]:
+    codes = np.arange(1 << n_questions, dtype=np.int64)
+    # Row r keeps question q's sign when bit q of r is 0 and flips it when it is 1.
+    yield ((codes[:, None] >> np.arange(n_questions)) & 1).astype(np.float64)
+
+
+def sign_flip_exceedances(
+    scores: FloatArray, first: IntArray, second: IntArray, *, n_resamples: int, rng: np.random.Generator
+) -> tuple[npt.NDArray[np.int64], int, bool]:
+    """How often a random relabelling within each question gives a mean difference
+    at least as far from zero as the observed one.
+
+    Swapping the two configurations' scores on a question flips the sign of its
+    difference, so the null distribution of the summed difference is
+    ``sum(s_q * d_q)`` over sign vectors ``s``. With ``B`` a 0/1 matrix of
+    flips, ``s = 1 - 2B`` and ``S @ x = sum(x) - 2 * (B @ x)``.
+
+    Returns
+    -------
+    counts, resamples, exact
+        ``counts[p]`` null values with ``|T| >= |t|`` for pair ``p``, out of
+        ``resamples``. When ``2 ** n_questions <= n_resamples`` every sign
+        vector is enumerated once (``exact`` is True), as
+        ``scipy.stats.permutation_test`` does.
+    """
+    n_questions = scores.shape[1]
+    totals = scores.sum(axis=1)
+    magnitude = np.abs(scores).sum(axis=1)
+    observed = np.abs(totals[first] - totals[second])
+    threshold = observed - TIE_RTOL * (magnitude[first] + magnitude[second])
+    exact = n_questions < 62 and (1 << n_questions) <= n_resamples
+    batches = _all_flips(n_questions) if exact else _random_flips(n_questions, n_resamples, rng)
+    counts = np.zeros(len(first), dtype=np.int64)
+    transposed = np.ascontiguousarray(scores.T)
+    for flips in batches:
+        null = totals - 2.0 * (flips @ transposed)
+        counts += np.count_nonzero(np.abs(null[:, first] - null[:, second]) >= threshold, axis=0)
+    return counts, (1 << n_questions) if exact else n_resamples, exact
+
+
+def bootstrap_mean_differences(
+    scores: FloatArray, first: IntArray, second: IntArray, *, n_resamples: int, rng: np.random.Generator
+) -> FloatArray:
+    """Mean difference of each pair on ``n_resamples`` resamples of the questions, drawn with replacement.
+
+    Every pair sees the same resampled questions, so the pairing is kept.
+    Returns an array of shape ``(n_resamples, n_pairs)``.
+    """
+    n_questions = scores.shape[1]
+    transposed = np.ascontiguousarray(scores.T)
+    out = np.empty((n_resamples, len(first)), dtype=np.float64)
+    done = 0
+    while done < n_resamples:
+        rows = rows_per_batch(n_questions, n_resamples - done)
+        picks = rng.integers(0, n_questions, size=(rows, n_questions))
+        # How often each question was drawn in each resample: a resample's mean is then a dot product.
+        offsets = (np.arange(rows) * n_questions)[:, None]
+        drawn = np.bincount((picks + offsets).ravel(), minlength=rows * n_questions).reshape(rows, n_questions)
+        means = (drawn.astype(np.float64) @ transposed) / n_questions
+        out[done : done + rows] = means[:, first] - means[:, second]
+        done += rows
+    return out

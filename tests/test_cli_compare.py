@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from contextgrid.cli import main
+from contextgrid.diagnose import shared_scores
+from contextgrid.significance import compare_configurations
+from contextgrid.workspace import SAMPLE, load_workspace
+
+HANDMADE = SAMPLE.parent / "handmade"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def expected(baseline: str, metric: str, k: int) -> str:
+    workspace = load_workspace(HANDMADE)
+    scores = shared_scores(workspace.per_query(metric, k), workspace.names)
+    return str(compare_configurations(scores, baseline=baseline, metric=f"{metric}@{k}"))
+
+
+def test_compare_prints_the_librarys_table(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "compare", str(HANDMADE), "--metric", "ndcg@10", "--baseline", "bm25-fixed-512")
+    assert (status, err) == (0, "")
+    assert out == expected("bm25-fixed-512", "ndcg", 10) + "\n"
+
+
+def test_compare_baseline_defaults_to_the_first_configuration(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "compare", str(HANDMADE), "--metric", "recall@5")
+    assert status == 0
+    assert out == expected(load_workspace(HANDMADE).names[0], "recall", 5) + "\n"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_compare_writes_csv_and_json(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    status, out, _ = run(capsys, "compare", str(HANDMADE), "--metric", "mrr@5", "--format", fmt)
+    assert status == 0
+    rows = pd.read_csv(io.StringIO(out)) if fmt == "csv" else pd.DataFrame(json.loads(out))
+    assert len(rows) == len(load_workspace(HANDMADE).names)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--metric", "ndcg"], "expected a registered metric and a cut-off like ndcg@10"),
+        (["--metric", "nope@5"], "expected a registered metric and a cut-off like ndcg@10"),
+        (["--metric", "ndcg@0"], "expected a registered metric and a cut-off like ndcg@10"),
+        (["--metric", "ndcg@5", "--baseline", "nope"], "no configuration named 'nope'"),
+    ],
+)
+def test_bad_compare_options_exit_2_without_a_traceback(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    status, out, err = run(capsys, "compare", str(HANDMADE), *argv)
+    assert out == ""
+    assert status == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_compare_on_a_missing_workspace_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, _, err = run(capsys, "compare", str(tmp_path / "nowhere"), "--metric", "ndcg@5")
+    assert status == 2
+    assert err.startswith("contextgrid: error:")
