@@ -47,11 +47,19 @@ def _source_root() -> str | None:
             return path or None
         qrels = st.file_uploader("Qrels", key="upload_qrels")
         runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")
+        with st.expander("Optional: documents, chunks, questions"):
+            extras = {
+                "documents": st.file_uploader("Documents (JSON Lines: doc_id, text)", key="upload_documents"),
+                "chunks": st.file_uploader("Chunks of the runs (JSON Lines)", key="upload_chunks"),
+                "questions": st.file_uploader("Questions (JSON Lines)", key="upload_questions"),
+            }
         if qrels is None or not runs:
             st.info("Upload one qrels file and at least one run.")
             return None
         return _data.uploaded_workspace(
-            (qrels.name, qrels.getvalue()), tuple((run.name, run.getvalue()) for run in runs)
+            (qrels.name, qrels.getvalue()),
+            tuple((run.name, run.getvalue()) for run in runs),
+            **{key: (upload.name, upload.getvalue()) for key, upload in extras.items() if upload is not None},
         )
 
 

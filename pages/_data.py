@@ -154,19 +154,34 @@ def _write_if_changed(path: Path, data: bytes) -> None:
         path.write_bytes(data)
 
 
-def uploaded_workspace(qrels: tuple[str, bytes], runs: tuple[tuple[str, bytes], ...]) -> str:
+def uploaded_workspace(
+    qrels: tuple[str, bytes],
+    runs: tuple[tuple[str, bytes], ...],
+    *,
+    chunks: tuple[str, bytes] | None = None,
+    documents: tuple[str, bytes] | None = None,
+    questions: tuple[str, bytes] | None = None,
+) -> str:
     """Write uploaded files into a workspace folder named after their content; return its path.
 
-    Each run becomes a configuration named after its file.
+    Each run becomes a configuration named after its file; an uploaded chunks
+    file is the chunking of every run.
     """
+    shared = {"qrels": qrels, "documents": documents, "questions": questions}
     digest = hashlib.sha256()
-    for name, data in (qrels, *runs):
+    for name, data in (*runs, *(upload for upload in (*shared.values(), chunks) if upload is not None)):
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     root = UPLOADS / digest.hexdigest()[:16]
     (root / "runs").mkdir(parents=True, exist_ok=True)
-    qrels_name = Path(qrels[0]).name
-    _write_if_changed(root / qrels_name, qrels[1])
-    lines = ['name = "uploaded"', f"qrels = {_toml_string(qrels_name)}"]
+    lines = ['name = "uploaded"']
+    for key, upload in shared.items():
+        if upload is not None:
+            _write_if_changed(root / Path(upload[0]).name, upload[1])
+            lines.append(f"{key} = {_toml_string(Path(upload[0]).name)}")
+    chunks_line = []
+    if chunks is not None:
+        _write_if_changed(root / Path(chunks[0]).name, chunks[1])
+        chunks_line = [f"chunks = {_toml_string(Path(chunks[0]).name)}"]
     taken: set[str] = set()
     for name, data in runs:
         file_name = Path(name).name
@@ -176,6 +191,7 @@ def uploaded_workspace(qrels: tuple[str, bytes], runs: tuple[tuple[str, bytes], 
             config += "'"
         taken.add(config)
         lines += ["", "[[config]]", f"name = {_toml_string(config)}", f"run = {_toml_string('runs/' + file_name)}"]
+        lines += chunks_line
     _write_if_changed(root / MANIFEST, ("\n".join(lines) + "\n").encode())
     return str(root)
 

@@ -153,3 +153,25 @@ def test_every_page_renders_with_every_choice_of_k() -> None:
             app = page(app, name)
             no_problems(app)
             assert isinstance(app.dataframe[0].value, pd.DataFrame)
+
+
+def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
+    from pages import _data
+
+    sample = load_workspace(SAMPLE)
+    first, second = sample.names[:2]
+    files = {
+        "qrels": (f"{first}.trec", sample.config(first).qrels.read_bytes()),
+        "runs": tuple((f"{name}.trec", sample.config(name).run.read_bytes()) for name in (first, second)),
+        "chunks": ("chunks.jsonl", Path(str(sample.config(first).chunks)).read_bytes()),
+        "documents": ("documents.jsonl", (SAMPLE / "documents.jsonl").read_bytes()),
+        "questions": ("questions.jsonl", (SAMPLE / "questions.jsonl").read_bytes()),
+    }
+    extras = {key: files[key] for key in ("chunks", "documents", "questions")}
+    root = _data.uploaded_workspace(files["qrels"], files["runs"], **extras)
+    assert _data.uploaded_workspace(files["qrels"], files["runs"], **extras) == root
+    uploaded = load_workspace(root)
+    assert uploaded.names == (first, second)
+    assert uploaded.chunks(first) == sample.chunks(first)
+    assert uploaded.questions == sample.questions
+    assert uploaded.evaluate().to_dataframe().loc[first].to_dict() == sample_scores(first)
