@@ -201,7 +201,8 @@ class Workspace:
     questions_path: Path | None = None
     documents_path: Path | None = None
     _cache: dict[tuple[str, Path], Any] = field(default_factory=dict, init=False, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Re-entrant: a loader may load what it is built from (the resolved questions need the documents).
+    _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "configs", tuple(self.configs))
