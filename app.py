@@ -17,6 +17,8 @@ PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/grid_on:", default=True),
     st.Page("pages/questions.py", title="Questions", icon=":material/quiz:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/waste.py", title="Context waste", icon=":material/texture:"),
+    st.Page("pages/answers.py", title="Answers", icon=":material/chat:"),
 ]
 
 SOURCES = {

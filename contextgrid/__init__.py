@@ -21,6 +21,7 @@ from .errors import (
     QuestionMismatchError,
     UnknownPluginError,
 )
+from .generation import BudgetedContext, assemble_context
 from .index.base import recall_against_exact
 from .log import LogEntry, Severity, WarningLog
 from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
@@ -49,6 +50,7 @@ __all__ = [
     "Answer",
     "AnswerScore",
     "AssembledContext",
+    "BudgetedContext",
     "Chunk",
     "ComparisonTable",
     "Configuration",
@@ -75,6 +77,7 @@ __all__ = [
     "WarningLog",
     "Workspace",
     "WorkspaceResults",
+    "assemble_context",
     "available_chunkers",
     "available_metrics",
     "character_f1",

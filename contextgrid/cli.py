@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from . import __version__
+from .answer_scores import configure_answers, run_answers
 from .errors import ContextGridError
 from .io import FORMATS as FILE_FORMATS
 from .io import read_qrels, read_run
@@ -94,10 +95,16 @@ def register_format(name: str) -> Callable[[Formatter], Formatter]:
     return decorator
 
 
+def _cell(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4f}"
+
+
 @register_format("table")
 def _write_table(grid: Grid, stream: TextIO) -> None:
     """Aligned columns for reading, scores to 4 decimals (csv and json keep every digit)."""
-    cells = [[f"{value:.4f}" if value is not None else "-" for value in row] for row in grid.values]
+    cells = [[_cell(value) for value in row] for row in grid.values]
     label_width = max(map(len, (grid.corner, *grid.rows)))
     widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(grid.columns)]
     lines = [
@@ -465,6 +472,14 @@ register_command(
     )
 )
 register_command(Subcommand("app", "start the dashboard on a workspace", _configure_app, _run_app))
+register_command(
+    Subcommand(
+        "answers",
+        "score generated answers per configuration: groundedness, citations, abstentions",
+        configure_answers,
+        run_answers,
+    )
+)
 register_command(
     Subcommand(
         "compare",

@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from contextgrid import ContextGridError
+from contextgrid.answer_scores import ScoredAnswer, answers_frame, summarize_answers, workspace_answers, worst_first
 from contextgrid.diagnose import question_scores, ranked_list, shared_scores
 from contextgrid.records import Chunk, EvalItem
 from contextgrid.significance import ComparisonTable, compare_configurations
@@ -209,3 +210,106 @@ def guard(action: Callable[[], T], *, root: str | None = None) -> T:
             message = message.replace(root + "/runs/", "").replace(root + "/", "")
         st.error(message, icon=":material/error:")
         st.stop()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _scored_answers(root: str, version: str, config: str) -> tuple[ScoredAnswer, ...]:
+    return workspace_answers(_workspace(root, version), config)
+
+
+def answer_configs(root: str) -> list[str]:
+    """The configurations of the workspace that have answers, in manifest order."""
+    return [config.name for config in workspace(root).configs if config.answers is not None]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _answer_summary(root: str, version: str, configs: tuple[str, ...]) -> pd.DataFrame:
+    return summarize_answers({name: answers_frame(_scored_answers(root, version, name)) for name in configs})
+
+
+def answer_summary(root: str) -> pd.DataFrame:
+    """Per configuration with answers: means of groundedness, citation accuracy, evidence overlap; abstentions."""
+    return _answer_summary(root, fingerprint(root), tuple(answer_configs(root)))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _answer_table(root: str, version: str, config: str) -> pd.DataFrame:
+    return worst_first(answers_frame(_scored_answers(root, version, config)))
+
+
+def answer_table(root: str, config: str) -> pd.DataFrame:
+    """Every answer of ``config`` with its scores, worst first."""
+    return _answer_table(root, fingerprint(root), config)
+
+
+def scored_answer(root: str, config: str, question: str) -> ScoredAnswer:
+    """One answer of ``config`` with its question, rebuilt context and gold chunks."""
+    scored = _scored_answers(root, fingerprint(root), config)
+    return next(entry for entry in scored if entry.record.question_id == question)
+
+
+# Context waste (pages/waste.py): tables from contextgrid.waste, cached per version of the workspace's files.
+
+
+def waste_missing(root: str) -> tuple[str, ...]:
+    """What the workspace lacks for the waste views (documents, questions, chunks); empty if nothing."""
+    from contextgrid.waste import missing_for_waste
+
+    return missing_for_waste(workspace(root))
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring context waste…")
+def _waste_table(root: str, version: str, k: int) -> pd.DataFrame:
+    from contextgrid.waste import workspace_waste
+
+    return workspace_waste(_workspace(root, version), k)
+
+
+def waste_table(root: str, k: int) -> pd.DataFrame:
+    """``workspace_waste``: every configuration's per-question waste at ``k``, index (config, question)."""
+    return _waste_table(root, fingerprint(root), k)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _waste_summary(root: str, version: str, k: int) -> pd.DataFrame:
+    from contextgrid.waste import configuration_waste
+
+    return configuration_waste(_workspace(root, version), k, table=_waste_table(root, version, k))
+
+
+def waste_summary(root: str, k: int) -> pd.DataFrame:
+    """``configuration_waste``: recall@k beside the character-level means, one row per configuration."""
+    return _waste_summary(root, fingerprint(root), k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _retrieved(root: str, version: str, config: str, k: int) -> pd.DataFrame:
+    from contextgrid.waste import retrieved_table
+
+    ws = _workspace(root, version)
+    items, _ = ws.resolved
+    return retrieved_table(items, ws.run(config), ws.chunks(config), k)
+
+
+def retrieved(root: str, config: str, k: int) -> pd.DataFrame:
+    """``retrieved_table`` of ``config``: every resolved question's top ``k`` with the gold each chunk holds."""
+    return _retrieved(root, fingerprint(root), config, k)
+
+
+def resolved_items(root: str) -> dict[str, EvalItem]:
+    """The questions whose gold evidence was found in the documents, by id."""
+    items, _ = workspace(root).resolved
+    return {entry.id: entry for entry in items if entry.is_resolved}
+
+
+def top_chunks(root: str, config: str, question: str, k: int) -> list[Chunk]:
+    """The chunks ``config`` returned for ``question``, best first, at most ``k``."""
+    ws = workspace(root)
+    by_id = _chunks_by_id(ws, config) or {}
+    ranked = ws.run(config).get(question, ())[:k]
+    missing = [chunk for chunk in ranked if chunk not in by_id]
+    if missing:
+        raise ContextGridError(
+            f"the run of {config!r} returns {missing[0]!r} for question {question!r}, which is not in its chunks file"
+        )
+    return [by_id[chunk] for chunk in ranked]

@@ -5,12 +5,14 @@ Run ``python sample_data/make_sample.py`` to regenerate ``sample_data/workspace`
 ``sample_data/corpus`` (27 documents, 274 questions with quoted gold evidence)
 over ten configurations that really differ: recursive chunks of about 200,
 500, 1,000 and 2,000 characters under BM25 and dense retrieval, hybrid fusion
-at 500, and fixed 500-character chunks with 100 characters of overlap.
+at 500, and fixed 500-character chunks with 100 characters of overlap. Then
+``make_answers.py`` writes simulated generator answers for four of them.
 Everything is deterministic: running it again rewrites the same bytes.
 """
 
 from __future__ import annotations
 
+import runpy
 import sys
 import time
 from pathlib import Path
@@ -39,6 +41,8 @@ def main(out: Path) -> None:
     report = sweep(documents, items, CONFIGS, out, name="larkspur", warnings=log)
     if report.failed:
         raise SystemExit(f"configurations failed: {report.failed}")
+    # The sweep rewrote the manifest; the simulated generator adds its answers files back to it.
+    runpy.run_path(str(HERE / "make_answers.py"))["main"]([str(out)])
     print(f"wrote {len(report.written)} configurations to {out} in {time.perf_counter() - started:.1f} s")
     for entry in log:
         print(entry)

@@ -1,0 +1,75 @@
+"""Answers: how each configuration's generated answers did, and why one of them went wrong."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from contextgrid.answer_scores import CLASSES, abstention_matrix, answer_html, invalid_citations, passages_frame
+from contextgrid.markup import escape_markdown as md
+from pages import _data, _state
+
+st.title("Answers")
+root = _data.chosen_root()
+
+configs = _data.guard(lambda: _data.answer_configs(root), root=root)
+if not configs:
+    st.info(
+        'No configuration of this workspace has answers. Add answers = "answers/NAME.jsonl" to a [[config]] of '
+        "its contextgrid.toml: one JSON object per line with question_id, answer, citations and context_chunk_ids."
+    )
+    st.stop()
+
+st.subheader("Per configuration")
+st.caption(
+    "Means over the answers that did not abstain (citation accuracy also leaves out answers that cite nothing); "
+    "counts over every answer."
+)
+st.dataframe(_data.guard(lambda: _data.answer_summary(root), root=root), width="stretch")
+
+config = _state.choose("Configuration", configs, "config")
+table = _data.guard(lambda: _data.answer_table(root, config), root=root)
+
+left, right = st.columns([1, 2])
+with left:
+    st.caption("Abstained (columns) against should have abstained (rows)")
+    st.dataframe(abstention_matrix(table))
+with right:
+    wrong = table[~table["abstention_correct"]]
+    st.metric("Wrong abstentions", f"{len(wrong)} of {len(table)}")
+
+st.subheader("Worst answers first")
+shown = [
+    "groundedness",
+    "citation_accuracy",
+    "evidence_overlap",
+    "abstained",
+    "should_have_abstained",
+    "problems",
+    "invalid_citations",
+    "answer",
+]
+st.dataframe(table[shown], width="stretch")
+
+if table.empty:
+    st.stop()
+st.subheader("One answer")
+question = _state.choose("Question", list(table.index), "question")
+entry = _data.guard(lambda: _data.scored_answer(root, config, question), root=root)
+st.text(entry.item.question)
+st.html(answer_html(entry.record.answer.text, entry.context))
+st.caption(" · ".join(f"{name}: {meaning}" for name, meaning in CLASSES.items()))
+
+bad = invalid_citations(entry.record.answer, entry.context)
+if bad:
+    st.warning(
+        f"Cites passage(s) {', '.join(map(str, bad))}, but the context held {len(entry.context.chunks)} passage(s).",
+        icon=":material/link_off:",
+    )
+for warning in entry.score.warnings:
+    st.caption(f"- {md(warning)}")
+
+st.caption(
+    f"The context: {len(entry.context.chunks)} passage(s), {entry.context.tokens} tokens; "
+    f"gold chunks of this question: {md(', '.join(entry.gold_chunk_ids)) or 'none'}"
+)
+st.dataframe(passages_frame(entry), width="stretch")
