@@ -25,7 +25,7 @@ from .generation import BudgetedContext, assemble_context
 from .index.base import recall_against_exact
 from .log import LogEntry, Severity, WarningLog
 from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
-from .records import Anchor, Answer, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
+from .records import Anchor, Answer, AnswerRecord, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
 from .resolver import GradeRule, SpanResolver
 from .results import RunResult
 from .scoring import evaluate, first_relevant_ranks, mean_rank_of_first_relevant, per_query
@@ -38,6 +38,7 @@ from .significance import (
     compare_pair,
     correct_p_values,
 )
+from .tables import QrelsTable, RunTable
 from .workspace import Configuration, Workspace, WorkspaceResults, load_workspace
 
 __version__ = "0.1.0"
@@ -48,6 +49,7 @@ __all__ = [
     "METRICS",
     "Anchor",
     "Answer",
+    "AnswerRecord",
     "AnswerScore",
     "AssembledContext",
     "BudgetedContext",
@@ -67,9 +69,11 @@ __all__ = [
     "PairedComparison",
     "PairwiseComparisons",
     "Qrels",
+    "QrelsTable",
     "QuestionMismatchError",
     "Run",
     "RunResult",
+    "RunTable",
     "Severity",
     "Span",
     "SpanResolver",

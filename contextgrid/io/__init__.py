@@ -1,0 +1,36 @@
+"""Reading and writing what real pipelines produce: runs, qrels, documents, chunks, questions and answers.
+
+Runs and qrels come in TREC text, JSON, JSON Lines, CSV/TSV and Parquet,
+optionally gzip-compressed (``.gz``); the format is taken from the suffix or
+from ``format=``. Every reader refuses a malformed file whole with an
+:class:`~contextgrid.errors.InputFileError` naming the file, the line (or
+row), the offending text and what was expected. No input file is modified.
+"""
+
+from __future__ import annotations
+
+from . import delimited, jsonfile, jsonl, parquet, trec
+from .answers import read_answers
+from .corpus import write_chunks, write_documents, write_questions
+from .documents import read_chunks, read_documents
+from .formats import FORMATS, SUFFIXES
+from .questions import read_questions
+from .runs import read_qrels, read_run, write_qrels, write_run
+
+__all__ = [
+    "FORMATS",
+    "SUFFIXES",
+    "read_answers",
+    "read_chunks",
+    "read_documents",
+    "read_qrels",
+    "read_questions",
+    "read_run",
+    "write_chunks",
+    "write_documents",
+    "write_qrels",
+    "write_questions",
+    "write_run",
+]
+
+del delimited, jsonfile, jsonl, parquet, trec

@@ -1,0 +1,61 @@
+"""read_answers: generated answers as a pipeline logged them, from JSON Lines.
+
+One answer per line::
+
+    {"question_id": "q1", "answer": "Within 30 days [1].", "citations": [1], "context_chunk_ids": ["c4", "c9"]}
+
+``citations`` (1-based passage numbers) and ``context_chunk_ids`` (the
+chunks of the context, in passage order) are optional.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..records import Answer, AnswerRecord
+from .files import Source
+from .jsonl import json_objects
+
+__all__ = ["read_answers"]
+
+
+def read_answers(path: str | os.PathLike[str]) -> tuple[AnswerRecord, ...]:
+    """Read answers from JSON Lines ``{"question_id", "answer", "citations", "context_chunk_ids"}``.
+
+    A malformed line, a citation that is not a passage number (1 or more),
+    or a question answered twice is refused with an
+    :class:`~contextgrid.errors.InputFileError`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from contextgrid.io import read_answers
+    >>> path = Path(tempfile.mkdtemp()) / "answers.jsonl"
+    >>> _ = path.write_text('{"question_id": "q1", "answer": "30 days [1].", "citations": [1], '
+    ...                     '"context_chunk_ids": ["c4"]}\\n')
+    >>> read_answers(path)
+    (AnswerRecord(question_id='q1', answer=Answer(text='30 days [1].', citations=(1,)), context_chunk_ids=('c4',)),)
+    """
+    source = Source(path)
+    records: dict[str, AnswerRecord] = {}
+    expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'
+    for number, line, value in json_objects(source, expected):
+        question_id, text = value.get("question_id"), value.get("answer")
+        citations, context = value.get("citations", []), value.get("context_chunk_ids", [])
+        if not isinstance(question_id, str) or not question_id:
+            raise source.error(number, line, f"expected 'question_id' to be a non-empty string, got {question_id!r}")
+        if not isinstance(text, str):
+            raise source.error(number, line, f"expected 'answer' to be a string, got {text!r}")
+        if not isinstance(citations, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in citations
+        ):
+            raise source.error(
+                number, line, f"expected 'citations' to be a list of passage numbers, 1 or more, got {citations!r}"
+            )
+        if not isinstance(context, list) or not all(isinstance(c, str) and c for c in context):
+            raise source.error(number, line, f"expected 'context_chunk_ids' to be a list of chunk ids, got {context!r}")
+        if question_id in records:
+            raise source.error(number, line, f"expected one answer per question, got {question_id!r} again")
+        records[question_id] = AnswerRecord(question_id, Answer(text, tuple(citations)), tuple(context))
+    return tuple(records.values())

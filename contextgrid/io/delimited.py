@@ -1,0 +1,93 @@
+"""CSV and TSV files with a header row naming the columns: ``question_id,chunk_id,rank,score`` for a run,
+``question_id,chunk_id,grade`` for qrels (other spellings: see :mod:`contextgrid.io.named`).
+
+Ids are always read as text, so ``007`` stays ``007``. An empty rank or
+score cell is missing; a run whose scores are all missing is ranked by rank.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any, ClassVar
+
+from ..tables import QrelsTable, RunTable
+from .files import Source
+from .formats import FORMATS
+from .named import ALIASES, qrels_from_named, run_from_named
+
+__all__ = ["CsvFormat", "TsvFormat"]
+
+
+class _Delimited:
+    delimiter: ClassVar[str]
+    separator: ClassVar[str]
+
+    def _parse(self, source: Source) -> Any:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        source.require_content("a header row naming the columns, then one row per line")
+        ids = {name: pa.string() for field in ("question_id", "chunk_id") for name in ALIASES[field]}
+        # Only an empty cell is missing: "NA" or "n/a" in a score column is a mistake to report, not a gap.
+        convert = pcsv.ConvertOptions(column_types=ids, null_values=[""], strings_can_be_null=False)
+        try:
+            return pcsv.read_csv(
+                source.stream(),
+                read_options=pcsv.ReadOptions(block_size=1 << 24),
+                parse_options=pcsv.ParseOptions(delimiter=self.delimiter),
+                convert_options=convert,
+            )
+        except pa.ArrowInvalid as error:
+            source.check_utf8()
+            lines = list(source.text_lines())
+            width = len(lines[0][1].split(self.delimiter))
+            for number, line in lines[1:]:
+                found = len(line.split(self.delimiter))
+                if found != width:
+                    raise source.error(
+                        number,
+                        line,
+                        f"expected {width} {self.separator}-separated columns, as in the header, got {found}",
+                    ) from None
+            raise source.error(None, None, f"expected {self.separator}-separated columns ({error})") from None
+
+    def _locate(self, source: Source) -> Any:
+        return lambda row: source.line_of_row(row, header=1)
+
+    def read_run(self, source: Source) -> RunTable:
+        return run_from_named(self._parse(source), source, self._locate(source))
+
+    def read_qrels(self, source: Source) -> QrelsTable:
+        return qrels_from_named(self._parse(source), source, self._locate(source))
+
+    def _write(self, table: Any, out: IO[bytes]) -> None:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        plain = table.set_column(0, "question_id", table.column("question_id").cast(pa.string()))
+        pcsv.write_csv(plain, out, write_options=pcsv.WriteOptions(delimiter=self.delimiter))
+
+    def write_run(self, run: RunTable, out: IO[bytes], *, tag: str) -> None:
+        self._write(run.table if run.has_scores else run.table.drop_columns(["score"]), out)
+
+    def write_qrels(self, qrels: QrelsTable, out: IO[bytes]) -> None:
+        self._write(qrels.table, out)
+
+
+@FORMATS.register("csv")
+class CsvFormat(_Delimited):
+    """Comma-separated values with a header row."""
+
+    name: ClassVar[str] = "csv"
+    version: ClassVar[str] = "1"
+    delimiter: ClassVar[str] = ","
+    separator: ClassVar[str] = "comma"
+
+
+@FORMATS.register("tsv")
+class TsvFormat(_Delimited):
+    """Tab-separated values with a header row."""
+
+    name: ClassVar[str] = "tsv"
+    version: ClassVar[str] = "1"
+    delimiter: ClassVar[str] = "\t"
+    separator: ClassVar[str] = "tab"

@@ -1,0 +1,158 @@
+"""read_documents and read_chunks: the corpus and how a parser cut it up.
+
+Documents are a folder of ``.txt``/``.md`` files (the id is the path inside
+the folder, ``/``-separated) or JSON Lines ``{"doc_id", "text"}``. Offsets
+count characters of the text exactly as stored: nothing is normalised, not
+even line endings.
+
+Chunks are JSON Lines ``{"id", "doc_id", "start", "end", "text"}`` with
+``text`` optional: filled from ``documents=`` when absent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from numbers import Integral
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputFileError
+from ..log import WarningLog
+from ..records import Chunk, Span
+from .files import Source
+from .jsonl import json_objects
+
+__all__ = ["read_chunks", "read_documents"]
+
+DOCUMENT_SUFFIXES = (".txt", ".md")
+_BLANKS = re.compile(r"\s+")
+
+
+def _folder_documents(folder: Path, shown: str) -> dict[str, str]:
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES)
+    if not files:
+        raise InputFileError(shown, None, None, f"expected a folder holding {' or '.join(DOCUMENT_SUFFIXES)} files")
+    documents: dict[str, str] = {}
+    for path in files:
+        source = Source(path)
+        source.require_content("a document's text")
+        source.check_utf8()
+        documents[path.relative_to(folder).as_posix()] = source.data.decode("utf-8")
+    return documents
+
+
+def _text_field(source: Source, number: int, line: str, value: dict[str, Any], key: str) -> str:
+    text = value.get(key)
+    if not isinstance(text, str) or not text:
+        raise source.error(number, line, f"expected {key!r} to be a non-empty string, got {text!r}")
+    return text
+
+
+def read_documents(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read documents: a folder of ``.txt``/``.md`` files, or a JSON Lines file of ``{"doc_id", "text"}``.
+
+    Returns ``{doc_id: text}``. An empty document, undecodable bytes or a
+    ``doc_id`` given twice is refused with an :class:`~contextgrid.errors.InputFileError`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from contextgrid.io import read_documents
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "refund.md").write_text("Refunds within 30 days.")
+    >>> read_documents(folder)
+    {'refund.md': 'Refunds within 30 days.'}
+    """
+    if Path(path).is_dir():
+        return _folder_documents(Path(path), str(path))
+    source = Source(path)
+    documents: dict[str, str] = {}
+    for number, line, value in json_objects(source, 'a JSON object {"doc_id", "text"} per line'):
+        doc_id = _text_field(source, number, line, value, "doc_id")
+        text = value.get("text")
+        if not isinstance(text, str):
+            raise source.error(number, line, f"expected 'text' to be a string, got {text!r}")
+        if doc_id in documents:
+            raise source.error(number, line, f"expected each doc_id once, got {doc_id!r} again")
+        documents[doc_id] = text
+    return documents
+
+
+def _offset(source: Source, number: int, line: str, value: dict[str, Any], key: str) -> int:
+    offset = value.get(key)
+    if not isinstance(offset, Integral) or isinstance(offset, bool) or offset < 0:
+        raise source.error(number, line, f"expected {key!r} to be a whole number, 0 or more, got {offset!r}")
+    return int(offset)
+
+
+def read_chunks(
+    path: str | os.PathLike[str],
+    *,
+    documents: dict[str, str] | None = None,
+    warnings: WarningLog | None = None,
+) -> tuple[Chunk, ...]:
+    """Read chunks from JSON Lines ``{"id", "doc_id", "start", "end", "text"}`` (``text`` optional).
+
+    With ``documents`` (as :func:`read_documents` returns), a chunk of an
+    unknown document or a span past the end of its document is refused, and
+    a missing ``text`` is filled from the document. A ``text`` that
+    disagrees with the document at its offsets is not refused (parsers
+    rewrite text) but reported: a CAUTION in ``warnings`` when given, else a
+    :class:`UserWarning`. Text that differs only in whitespace is accepted
+    silently.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from contextgrid.io import read_chunks
+    >>> path = Path(tempfile.mkdtemp()) / "chunks.jsonl"
+    >>> _ = path.write_text('{"id": "c1", "doc_id": "a.md", "start": 0, "end": 7}\\n')
+    >>> read_chunks(path, documents={"a.md": "Refunds within 30 days."})
+    (Chunk(id='c1', span=Span(doc_id='a.md', start=0, end=7), text='Refunds'),)
+    """
+    source = Source(path)
+    chunks: dict[str, Chunk] = {}
+    for number, line, value in json_objects(source, 'a JSON object {"id", "doc_id", "start", "end"} per line'):
+        chunk_id = _text_field(source, number, line, value, "id")
+        doc_id = _text_field(source, number, line, value, "doc_id")
+        start, end = _offset(source, number, line, value, "start"), _offset(source, number, line, value, "end")
+        if end < start:
+            raise source.error(number, line, f"expected 'end' to be at or after 'start', got {start}..{end}")
+        if chunk_id in chunks:
+            raise source.error(number, line, f"expected each chunk id once, got {chunk_id!r} again")
+        document = None
+        if documents is not None:
+            document = documents.get(doc_id)
+            if document is None:
+                raise source.error(number, line, f"expected the doc_id of a known document, got {doc_id!r}")
+            if end > len(document):
+                raise source.error(
+                    number, line, f"expected a span inside {doc_id!r} ({len(document)} characters), got {start}..{end}"
+                )
+        text = value.get("text")
+        if text is None:
+            if document is None:
+                raise source.error(number, line, "expected a 'text', or documents= to fill it from")
+            text = document[start:end]
+        elif not isinstance(text, str):
+            raise source.error(number, line, f"expected 'text' to be a string, got {text!r}")
+        elif document is not None and _BLANKS.sub(" ", text).strip() != _BLANKS.sub(" ", document[start:end]).strip():
+            _report_mismatch(source, number, chunk_id, warnings)
+        chunks[chunk_id] = Chunk(chunk_id, Span(doc_id, start, end), text)
+    return tuple(chunks.values())
+
+
+def _report_mismatch(source: Source, number: int, chunk_id: str, warnings: WarningLog | None) -> None:
+    import warnings as python_warnings
+
+    message = (
+        f"{source.shown}, line {number}: the text of chunk {chunk_id!r} is not what its document holds at its "
+        "offsets; the chunk keeps its own text, but its span may be wrong"
+    )
+    if warnings is not None:
+        warnings.caution("read", chunk_id, message)
+    else:
+        python_warnings.warn(message, UserWarning, stacklevel=3)

@@ -1,0 +1,77 @@
+"""The file formats runs and qrels are read from and written to, found by name or by file suffix.
+
+Each format is a class registered in :data:`FORMATS`; a suffix maps to a
+format name in :data:`SUFFIXES`. A trailing ``.gz`` means gzip, whatever the
+format.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, ClassVar, Protocol
+
+from ..errors import ContextGridError, InputFileError, RowError
+from ..registry import Registry
+from ..tables import QrelsTable, RunTable
+from .files import Source, is_gzip
+
+__all__ = ["FORMATS", "SUFFIXES", "FileFormat", "format_for", "located"]
+
+
+class FileFormat(Protocol):
+    """What a registered format provides: a reader and a writer for runs and for qrels."""
+
+    name: ClassVar[str]
+    version: ClassVar[str]
+
+    def read_run(self, source: Source) -> RunTable: ...
+
+    def read_qrels(self, source: Source) -> QrelsTable: ...
+
+    def write_run(self, run: RunTable, out: IO[bytes], *, tag: str) -> None: ...
+
+    def write_qrels(self, qrels: QrelsTable, out: IO[bytes]) -> None: ...
+
+
+FORMATS: Registry[type[FileFormat]] = Registry("file format")
+
+SUFFIXES: dict[str, str] = {
+    ".trec": "trec",
+    ".txt": "trec",
+    ".run": "trec",
+    ".qrels": "trec",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+}
+
+
+def format_for(path: str | os.PathLike[str], format: str | None) -> FileFormat:
+    """The format named by ``format``, or else by the suffix of ``path`` (ignoring ``.gz``)."""
+    if format is not None:
+        return FORMATS.get(format)()
+    target = Path(path)
+    suffix = (target.with_suffix("") if is_gzip(target) else target).suffix.lower()
+    name = SUFFIXES.get(suffix)
+    if name is None:
+        known = ", ".join(sorted(SUFFIXES))
+        raise ContextGridError(
+            f"cannot tell the format of {str(path)!r} from its suffix {suffix!r}; expected one of {known} "
+            f"(optionally followed by .gz), or pass format= one of {', '.join(FORMATS.names())}"
+        )
+    return FORMATS.get(name)()
+
+
+@contextmanager
+def located(source: Source, locate: Callable[[int], tuple[int, str]], *, unit: str = "line") -> Iterator[None]:
+    """Turn a :class:`RowError` from building a table into an :class:`InputFileError` naming the line or row."""
+    try:
+        yield
+    except RowError as error:
+        line, text = locate(error.row)
+        raise InputFileError(source.shown, line, text, error.expected, unit=unit) from None

@@ -1,0 +1,130 @@
+"""Runs and qrels from tables with named columns (JSONL, CSV/TSV, Parquet), checked column by column.
+
+Columns are found by name, with the spellings other tools use:
+
+============  ==========================================
+column        also accepted as
+============  ==========================================
+question_id   ``qid``, ``query_id``
+chunk_id      ``docid``, ``doc_id``, ``docno``
+rank          (none)
+score         (none)
+grade         ``relevance``, ``rel``
+============  ==========================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import RowError
+from ..tables import QrelsTable, RunTable
+from .files import Source
+from .formats import located
+
+__all__ = ["ALIASES", "qrels_columns", "qrels_from_named", "run_columns", "run_from_named"]
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "question_id": ("question_id", "qid", "query_id"),
+    "chunk_id": ("chunk_id", "docid", "doc_id", "docno"),
+    "rank": ("rank",),
+    "score": ("score",),
+    "grade": ("grade", "relevance", "rel"),
+}
+
+Locate = Callable[[int], tuple[int, str]]
+
+
+def _column(table: Any, field: str, source: Source, *, required: bool) -> Any:
+    present = [name for name in ALIASES[field] if name in table.column_names]
+    shown = f"columns {table.column_names}"
+    if len(present) > 1:
+        raise source.error(None, shown, f"expected one column for {field}, got {len(present)}: {present}")
+    if not present:
+        if required:
+            spellings = ", ".join(repr(name) for name in ALIASES[field])
+            raise source.error(None, shown, f"expected a column named {spellings}")
+        return None
+    column = table.column(present[0])
+    return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+
+
+def _ids(column: Any, name: str) -> Any:
+    import pyarrow as pa
+
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind):
+        return column
+    if pa.types.is_integer(kind):
+        return column.cast(pa.string())
+    row = max(int(np.argmax(column.is_valid().to_numpy(zero_copy_only=False))), 0)
+    raise RowError(row, "", f"expected the {name} to be text or a whole number, got {kind}")
+
+
+def _numbers(column: Any, name: str, *, whole: bool) -> Any:
+    """``column`` as int64 (``whole``) or float64, refusing the first row that is not such a number."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = pa.int64() if whole else pa.float64()
+    wanted = "a whole number" if whole else "a number"
+    if pa.types.is_null(column.type) or pa.types.is_integer(column.type):
+        return column.cast(kind)
+    if pa.types.is_floating(column.type):
+        if not whole:
+            return column.cast(kind)
+        values = column.to_numpy(zero_copy_only=False)
+        fractional = ~np.isnan(values) & (values != np.floor(values))
+        fractional |= np.isnan(values) & column.is_valid().to_numpy(zero_copy_only=False)
+        if fractional.any():
+            row = int(np.argmax(fractional))
+            raise RowError(row, "", f"expected {name} to be {wanted}, got {values[row]!r}")
+        return pc.cast(column, kind, safe=False)
+    parse = int if whole else float
+    parsed: list[Any] = []
+    for row, value in enumerate(column.to_pylist()):
+        try:
+            parsed.append(None if value is None else parse(value))
+        except (TypeError, ValueError):
+            raise RowError(row, "", f"expected {name} to be {wanted}, got {value!r}") from None
+    return pa.array(parsed, type=kind)
+
+
+def run_columns(table: Any, source: Source) -> dict[str, Any]:
+    """The run columns of ``table``, each converted to its type; bad rows raise :class:`RowError`."""
+    rank = _column(table, "rank", source, required=False)
+    score = _column(table, "score", source, required=False)
+    return {
+        "question_id": _ids(_column(table, "question_id", source, required=True), "question id"),
+        "chunk_id": _ids(_column(table, "chunk_id", source, required=True), "chunk id"),
+        "rank": None if rank is None else _numbers(rank, "the rank", whole=True),
+        "score": None if score is None else _numbers(score, "the score", whole=False),
+    }
+
+
+def qrels_columns(table: Any, source: Source) -> dict[str, Any]:
+    """The qrels columns of ``table``, each converted to its type; bad rows raise :class:`RowError`."""
+    return {
+        "question_id": _ids(_column(table, "question_id", source, required=True), "question id"),
+        "chunk_id": _ids(_column(table, "chunk_id", source, required=True), "chunk id"),
+        "grade": _numbers(_column(table, "grade", source, required=True), "the grade", whole=True),
+    }
+
+
+def run_from_named(table: Any, source: Source, locate: Locate, *, unit: str = "line") -> RunTable:
+    """A :class:`RunTable` from a parsed table; a bad row is reported at the line ``locate`` gives."""
+    with located(source, locate, unit=unit):
+        columns = run_columns(table, source)
+        return RunTable.from_columns(
+            columns["question_id"], columns["chunk_id"], rank=columns["rank"], score=columns["score"]
+        )
+
+
+def qrels_from_named(table: Any, source: Source, locate: Locate, *, unit: str = "line") -> QrelsTable:
+    """A :class:`QrelsTable` from a parsed table; a bad row is reported at the line ``locate`` gives."""
+    with located(source, locate, unit=unit):
+        columns = qrels_columns(table, source)
+        return QrelsTable.from_columns(columns["question_id"], columns["chunk_id"], columns["grade"])

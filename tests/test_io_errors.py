@@ -1,0 +1,252 @@
+"""Bad input: every reader refuses a malformed file whole, naming the file, the line or row and the offending text.
+
+Each test also checks that the input file's bytes are exactly what they were.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from contextgrid.errors import ContextGridError, InputFileError
+from contextgrid.io import read_answers, read_chunks, read_documents, read_qrels, read_questions, read_run
+
+Reader = Callable[..., Any]
+
+
+def refused(path: Path, reader: Reader, *shown: str, **options: Any) -> InputFileError:
+    """Read ``path``, expect an InputFileError naming the file and every string in ``shown``; file untouched."""
+    before = path.read_bytes()
+    with pytest.raises(InputFileError) as caught:
+        reader(path, **options)
+    message = str(caught.value)
+    assert str(path) in message
+    for text in shown:
+        assert text in message, message
+    assert path.read_bytes() == before
+    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, ContextGridError)
+    return caught.value
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+GOOD_RUN = "".join(f"q1 Q0 c{i} {i} {10 - i}.5 bm25\n" for i in range(1, 20))
+DOCUMENTS = {"a.md": "Refunds are available within 30 days."}
+
+
+def test_wrong_column_count(tmp_path: Path) -> None:
+    lines = GOOD_RUN.splitlines(keepends=True)
+    lines[16] = "q1 Q0 c3 1 0.8\n"
+    path = write(tmp_path / "bm25.trec", "".join(lines))
+    error = refused(path, read_run, "line 17", "expected 6 whitespace-separated columns", "got 5", "'q1 Q0 c3 1 0.8'")
+    assert error.line == 17
+    assert str(error) == (
+        f"{path}, line 17: expected 6 whitespace-separated columns (qid Q0 docid rank score tag), got 5: "
+        "'q1 Q0 c3 1 0.8'"
+    )
+
+
+def test_non_integer_grade(tmp_path: Path) -> None:
+    path = write(tmp_path / "test.qrels", "q1 0 c1 2\nq1 0 c2 1.5\n")
+    refused(path, read_qrels, "line 2", "grade to be a whole number", "'q1 0 c2 1.5'")
+
+
+def test_non_numeric_score(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "q1 Q0 c1 1 0.9 x\n\nq1 Q0 c2 2 high x\n")
+    refused(path, read_run, "line 3", "score to be a number", "'q1 Q0 c2 2 high x'")
+
+
+def test_non_numeric_rank(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "q1 Q0 c1 first 0.9 x\n")
+    refused(path, read_run, "line 1", "rank to be a whole number", "'q1 Q0 c1 first 0.9 x'")
+
+
+def test_negative_span(tmp_path: Path) -> None:
+    path = write(tmp_path / "chunks.jsonl", '{"id": "c1", "doc_id": "a.md", "start": -4, "end": 10}\n')
+    refused(path, read_chunks, "line 1", "'start' to be a whole number, 0 or more", '"start": -4')
+
+
+def test_inverted_span(tmp_path: Path) -> None:
+    text = (
+        '{"id": "c1", "doc_id": "a.md", "start": 0, "end": 5, "text": "Refun"}\n'
+        '{"id": "c2", "doc_id": "a.md", "start": 9, "end": 3, "text": "x"}\n'
+    )
+    path = write(tmp_path / "chunks.jsonl", text)
+    refused(path, read_chunks, "line 2", "at or after 'start', got 9..3", '"id": "c2"')
+
+
+def test_inverted_gold_span(tmp_path: Path) -> None:
+    line = '{"id": "q1", "question": "?", "gold": [{"doc_id": "a.md", "start": 8, "end": 2}]}'
+    path = write(tmp_path / "questions.jsonl", line + "\n")
+    refused(path, read_questions, "line 1", "at or after 'start', got 8..2", '"start": 8')
+
+
+def test_span_past_the_end_of_its_document(tmp_path: Path) -> None:
+    path = write(tmp_path / "chunks.jsonl", '{"id": "c1", "doc_id": "a.md", "start": 30, "end": 90}\n')
+    refused(path, read_chunks, "line 1", "inside 'a.md' (37 characters), got 30..90", '"end": 90', documents=DOCUMENTS)
+
+
+def test_unknown_document(tmp_path: Path) -> None:
+    path = write(tmp_path / "chunks.jsonl", '{"id": "c1", "doc_id": "b.md", "start": 0, "end": 4, "text": "Refu"}\n')
+    refused(path, read_chunks, "line 1", "known document, got 'b.md'", '"doc_id": "b.md"', documents=DOCUMENTS)
+
+
+def test_same_question_and_chunk_twice_in_a_run(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "q1 Q0 c1 1 0.9 x\nq2 Q0 c1 1 0.9 x\nq1 Q0 c2 2 0.8 x\nq1 Q0 c1 3 0.7 x\n")
+    refused(path, read_run, "line 4", "each (question, chunk) pair once", "'q1 Q0 c1 3 0.7 x'")
+
+
+def test_same_question_and_chunk_twice_in_qrels(tmp_path: Path) -> None:
+    path = write(tmp_path / "qrels.csv", "question_id,chunk_id,grade\nq1,c1,2\nq1,c1,0\n")
+    refused(path, read_qrels, "line 3", "each (question, chunk) pair once", "'q1,c1,0'")
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "\n  \n")
+    refused(path, read_run, "got an empty file")
+
+
+def test_empty_gzip_file(tmp_path: Path) -> None:
+    path = tmp_path / "run.trec.gz"
+    path.write_bytes(gzip.compress(b""))
+    refused(path, read_run, "got an empty file")
+
+
+def test_undecodable_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "run.trec"
+    path.write_bytes(b"q1 Q0 c1 1 0.9 x\nq1 Q0 c\xff2 2 0.8 x\n")
+    refused(path, read_run, "line 2", "expected UTF-8 text", r"c\\xff2")
+
+
+def test_json_of_the_wrong_shape(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.json", '{"q1": {"c1": 0.5}, "q2": {"c3": "high"}}')
+    refused(path, read_run, "question 'q2', chunk 'c3'", "expected a score (a number)", '"high"')
+
+
+def test_json_not_an_object(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.json", '[["q1", "c1"]]')
+    refused(path, read_run, "at the top level", '[["q1", "c1"]]')
+
+
+def test_invalid_json(tmp_path: Path) -> None:
+    path = write(tmp_path / "qrels.json", '{"q1": {"c1": 2,\n "c2": }}')
+    refused(path, read_qrels, "line 2", "invalid JSON", '"c2": }}')
+
+
+def test_json_repeated_key(tmp_path: Path) -> None:
+    path = write(tmp_path / "qrels.json", '{"q1": {"c1": 2, "c1": 0}}')
+    refused(path, read_qrels, "in question 'q1'", "'c1'", "twice")
+
+
+def test_parquet_missing_a_column(tmp_path: Path) -> None:
+    path = tmp_path / "qrels.parquet"
+    pq.write_table(pa.table({"question_id": ["q1"], "chunk_id": ["c1"]}), path)
+    refused(path, read_qrels, "expected a column named 'grade'", "['question_id', 'chunk_id']")
+
+
+def test_parquet_bad_value_names_the_row(tmp_path: Path) -> None:
+    path = tmp_path / "qrels.parquet"
+    pq.write_table(
+        pa.table({"question_id": ["q1", "q1", "q2"], "chunk_id": ["c1", "c2", "c1"], "grade": [2, -1, 0]}), path
+    )
+    refused(path, read_qrels, "row 2", "0 or more", '"chunk_id": "c2"')
+
+
+def test_jsonl_line_that_is_not_an_object(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.jsonl", '{"question_id": "q1", "chunk_id": "c1", "score": 1}\n["q1", "c2"]\n')
+    refused(path, read_run, "line 2", "got a JSON list", '["q1", "c2"]')
+
+
+def test_jsonl_score_of_the_wrong_type(tmp_path: Path) -> None:
+    text = (
+        '{"question_id": "q1", "chunk_id": "c1", "score": 1}\n\n{"question_id": "q1", "chunk_id": "c2", "score": "x"}\n'
+    )
+    path = write(tmp_path / "run.jsonl", text)
+    refused(path, read_run, "line 3", "'score' to be a number", '"score": "x"')
+
+
+def test_csv_wrong_column_count(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.csv", "question_id,chunk_id,score\nq1,c1,0.5\nq1,c2\n")
+    refused(path, read_run, "line 3", "expected 3 comma-separated columns", "'q1,c2'")
+
+
+def test_csv_non_numeric_score(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.tsv", "qid\tdocid\tscore\nq1\tc1\t0.5\nq1\tc2\tn/a\n")
+    refused(path, read_run, "line 3", "the score to be a number", "'q1\\tc2\\tn/a'")
+
+
+def test_nan_score(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "q1 Q0 c1 1 0.5 x\nq1 Q0 c2 2 nan x\n")
+    refused(path, read_run, "line 2", "NaN", "'q1 Q0 c2 2 nan x'")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="no such file"):
+        read_run(tmp_path / "absent.trec")
+
+
+def test_documents_jsonl_repeated_id(tmp_path: Path) -> None:
+    path = write(tmp_path / "docs.jsonl", '{"doc_id": "a", "text": "x"}\n{"doc_id": "a", "text": "y"}\n')
+    refused(path, read_documents, "line 2", "each doc_id once", '"text": "y"')
+
+
+def test_documents_folder_with_undecodable_file(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    bad = tmp_path / "docs" / "bad.txt"
+    bad.write_bytes(b"fine\nnot \xfe fine\n")
+    refused(bad, lambda _: read_documents(tmp_path / "docs"), "line 2", "expected UTF-8 text", r"not \\xfe fine")
+
+
+def test_documents_empty_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match=r"\.txt or \.md files"):
+        read_documents(tmp_path)
+
+
+def test_questions_bad_grade(tmp_path: Path) -> None:
+    line = '{"id": "q1", "question": "?", "gold": [{"doc_id": "a.md", "quote": "30 days", "grade": "high"}]}'
+    path = write(tmp_path / "questions.jsonl", line + "\n")
+    refused(path, read_questions, "line 1", "'grade' that is a whole number", '"grade": "high"')
+
+
+def test_questions_repeated_id(tmp_path: Path) -> None:
+    path = write(tmp_path / "questions.jsonl", '{"id": "q1", "question": "a"}\n{"id": "q1", "question": "b"}\n')
+    refused(path, read_questions, "line 2", "each question id once", '"question": "b"')
+
+
+def test_answers_bad_citation(tmp_path: Path) -> None:
+    path = write(tmp_path / "answers.jsonl", '{"question_id": "q1", "answer": "x", "citations": [0]}\n')
+    refused(path, read_answers, "line 1", "passage numbers, 1 or more", '"citations": [0]')
+
+
+def test_answers_twice_for_one_question(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "answers.jsonl", '{"question_id": "q1", "answer": "x"}\n{"question_id": "q1", "answer": "y"}\n'
+    )
+    refused(path, read_answers, "line 2", "one answer per question", '"answer": "y"')
+
+
+def test_chunk_without_text_or_documents(tmp_path: Path) -> None:
+    path = write(tmp_path / "chunks.jsonl", '{"id": "c1", "doc_id": "a.md", "start": 0, "end": 4}\n')
+    refused(path, read_chunks, "line 1", "documents= to fill it from")
+
+
+def test_chunk_id_twice(tmp_path: Path) -> None:
+    line = '{"id": "c1", "doc_id": "a.md", "start": 0, "end": 4, "text": "Refu"}\n'
+    path = write(tmp_path / "chunks.jsonl", line + line)
+    refused(path, read_chunks, "line 2", "each chunk id once")
+
+
+def test_long_offending_text_is_shortened(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "q1 Q0 c1 1 0.5 " + "x" * 500 + " extra\n")
+    error = refused(path, read_run, "line 1", "got 7")
+    assert len(str(error)) < 300
