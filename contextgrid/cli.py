@@ -29,6 +29,7 @@ from .log import WarningLog
 from .metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
 from .params import check_ks
 from .progress import FileProgress, file_size
+from .report import configure_report, run_report
 from .results import RunResult
 from .scoring import evaluate, per_query
 from .workspace import SAMPLE, Workspace, load_workspace
@@ -487,6 +488,9 @@ register_command(
         _configure_compare,
         _run_compare,
     )
+)
+register_command(
+    Subcommand("report", "write a one-file HTML report of one configuration", configure_report, run_report)
 )
 register_command(
     Subcommand(

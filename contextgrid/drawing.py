@@ -3,7 +3,9 @@
 Every character of the document is escaped before it is wrapped in markup:
 document text is untrusted and must show as written, tags, ``$`` signs and
 all. Long documents collapse to the regions around the evidence and the
-chunks, with the gaps summarised.
+chunks, with the gaps summarised. Where a chunk starts and ends is marked
+with its rank by CSS-generated content, so the markers never enter the
+page's text (a copy of the passage is the passage).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _STYLE = """<style>
 .cg-doc .waste{background:#e9ecef}.cg-doc .repeat{box-shadow:inset 0 -3px 0 #6c5ce7}
 .cg-doc .gap{display:block;color:#888;font-style:italic;margin:6px 0}
 .cg-doc .head{display:block;font-weight:bold;margin-bottom:4px}
+.cg-doc .edge::before{content:attr(data-edge);font-size:9px;vertical-align:super;color:#6c5ce7;font-weight:bold}
 </style>"""
 
 
@@ -99,6 +102,21 @@ def _classes(start: int, end: int, gold: Sequence[Span], chunks: Sequence[tuple[
     return " ".join(names), ranks
 
 
+def _edges(chunks: Sequence[tuple[int, Span]]) -> dict[int, str]:
+    """Per offset, the markers of the chunks that end there, then of those that start there."""
+    ends: dict[int, list[int]] = {}
+    starts: dict[int, list[int]] = {}
+    for rank, span in chunks:
+        ends.setdefault(span.end, []).append(rank)
+        starts.setdefault(span.start, []).append(rank)
+    marks: dict[int, str] = {}
+    for offset in sorted(ends.keys() | starts.keys()):
+        labels = [f"{rank}]" for rank in sorted(ends.get(offset, ()))]
+        labels += [f"[{rank}" for rank in sorted(starts.get(offset, ()))]
+        marks[offset] = "".join(f'<span class="edge" data-edge="{label}"></span>' for label in labels)
+    return marks
+
+
 def document_html(
     doc_id: str,
     text: str,
@@ -112,8 +130,9 @@ def document_html(
 
     ``gold`` and ``chunks`` (``(rank, span)`` pairs) of other documents are
     ignored. Hovering a marked stretch names the ranks of the chunks holding
-    it. Unless ``expanded``, only the regions within ``margin`` characters of
-    a gold span or a chunk are shown.
+    it; each chunk's start and end carry a ``[rank`` / ``rank]`` marker.
+    Unless ``expanded``, only the regions within ``margin`` characters of a
+    gold span or a chunk are shown.
 
     Examples
     --------
@@ -135,11 +154,13 @@ def document_html(
         if expanded
         else regions(len(text), [*gold, *(s for _, s in chunks)], margin=margin)
     )
+    marks = _edges(chunks)
     for region in layout:
         if not region.shown:
             parts.append(f'<span class="gap">… {region.end - region.start:,} characters not shown …</span>')
             continue
         for start, end in _segments(region.start, region.end, gold, chunks):
+            parts.append(marks.get(start, ""))
             piece = html.escape(text[start:end])
             names, ranks = _classes(start, end, gold, chunks)
             if not names:
@@ -147,5 +168,7 @@ def document_html(
                 continue
             title = f"rank {', '.join(map(str, ranks))}" if ranks else "never retrieved"
             parts.append(f'<span class="{names}" title="{title}">{piece}</span>')
+        # Shown regions never touch, so a marker at a region's end belongs to it alone.
+        parts.append(marks.get(region.end, ""))
     parts.append("</div>")
     return "".join(parts)

@@ -511,7 +511,7 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
     --------
     >>> from contextgrid.tables import QrelsTable
     >>> qrels = QrelsTable.from_dict({"q1": {"c1": 2, "c2": 0}, "q2": {"c4": 1}})
-    >>> qrels["q1"]
+    >>> dict(qrels["q1"])
     {'c1': 2, 'c2': 0}
     >>> len(qrels), qrels.num_rows
     (2, 3)

@@ -65,7 +65,7 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qr
     >>> from contextgrid.io import read_qrels
     >>> path = Path(tempfile.mkdtemp()) / "test.qrels"
     >>> _ = path.write_text("q1 0 c1 2\\nq1 0 c7 0\\n")
-    >>> read_qrels(path)["q1"]
+    >>> dict(read_qrels(path)["q1"])
     {'c1': 2, 'c7': 0}
     """
     return format_for(path, format).read_qrels(Source(path))

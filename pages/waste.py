@@ -1,0 +1,173 @@
+"""Context waste: what came back for a question, drawn over its documents against the gold
+evidence; gold-coverage heatmaps; recall against waste per configuration; exports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from contextgrid.drawing import CLASSES, document_html
+from contextgrid.markup import escape_markdown as md
+from contextgrid.metrics import DEFAULT_KS
+from contextgrid.plots.waste import (
+    COLOURS,
+    characters_plot,
+    configuration_heatmap,
+    precision_recall_plot,
+    rank_heatmap,
+    span_map,
+    waste_split_plot,
+)
+from contextgrid.report import build_report, figure_html, figure_png
+from contextgrid.waste import coverage_by_configuration, measure_waste
+from pages import _data, _state
+
+
+def exports(figure: Any, name: str) -> None:
+    """The figure, and its downloads: a self-contained HTML page and a PNG (drawn only when asked)."""
+    st.plotly_chart(figure, width="stretch", key=f"chart_{name}")
+    left, right = st.columns(2)
+    left.download_button(
+        "Download as HTML",
+        lambda: figure_html(figure),
+        file_name=f"{name}.html",
+        mime="text/html",
+        key=f"html_{name}",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Download as PNG",
+        lambda: figure_png(figure),
+        file_name=f"{name}.png",
+        mime="image/png",
+        key=f"png_{name}",
+        on_click="ignore",
+    )
+
+
+st.title("Context waste")
+root = _data.chosen_root()
+workspace = _data.guard(lambda: _data.workspace(root), root=root)
+missing = _data.guard(lambda: _data.waste_missing(root), root=root)
+if missing:
+    st.info(
+        f"This view needs documents, questions and chunks in the workspace; {md(workspace.name)} has no "
+        f"{md(', no '.join(missing))}. A sweep (`contextgrid sweep`) writes all three."
+    )
+    st.stop()
+items = _data.guard(lambda: _data.resolved_items(root), root=root)
+if not items:
+    st.info("No question's gold evidence was found in the documents, so there is nothing to measure.")
+    st.stop()
+
+names = list(workspace.names)
+configs = _state.choose_many("Configurations", names, "configs", default=names[:2])
+if not configs:
+    st.info("Choose at least one configuration.")
+    st.stop()
+left, right = st.columns([1, 3])
+with left:
+    k = _state.choose("k", list(DEFAULT_KS), "k", default=2)
+with right:
+    question = _state.choose(
+        "Question", list(items), "question", format_func=lambda q: f"{q}: {items[q].question[:90]}"
+    )
+item = items[question]
+
+st.header("One question, drawn over its documents")
+st.text(item.question)
+retrieved = {
+    config: _data.guard(lambda config=config: _data.top_chunks(root, config, question, k), root=root)  # type: ignore[misc]
+    for config in configs
+}
+wastes = {config: measure_waste(item, chunks) for config, chunks in retrieved.items()}
+numbers = pd.DataFrame(
+    {
+        config: {
+            "character_recall": waste.character_recall,
+            "character_precision": waste.character_precision,
+            "character_f1": waste.character_f1,
+            "retrieved characters": waste.retrieved_characters,
+            "gold characters": waste.gold_characters,
+            "not gold": waste.not_gold,
+            "retrieved more than once": waste.repeated,
+            "gold missed": waste.missed,
+        }
+        for config, waste in wastes.items()
+    }
+).T
+numbers.index.name = "config"
+drawing, figures = st.columns([3, 2])
+with figures:
+    st.dataframe(numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"]))
+    exports(waste_split_plot(wastes, title=f"Where the top {k} characters went"), f"waste-split-{question}")
+with drawing:
+    st.caption(
+        "  ".join(
+            f'<span style="background:{COLOURS[name]};padding:0 6px">&nbsp;</span> {md(meaning)}'
+            for name, meaning in CLASSES.items()
+        ),
+        unsafe_allow_html=True,
+    )
+    expanded = st.toggle("Show whole documents", help="Otherwise only the text near the evidence and the chunks")
+    documents = _data.guard(lambda: _data.documents(root), root=root) or {}
+    gold = [entry.span for entry in item.gold if entry.grade > 0]
+    doc_ids = list(
+        dict.fromkeys([span.doc_id for span in gold] + [c.span.doc_id for chunks in retrieved.values() for c in chunks])
+    )
+    gold_docs = {span.doc_id for span in gold}
+    for doc_id in doc_ids:
+        text = documents.get(doc_id, "")
+        bands = {
+            config: [(rank, chunk.span) for rank, chunk in enumerate(chunks, 1)] for config, chunks in retrieved.items()
+        }
+        box = st.container() if doc_id in gold_docs else st.expander(f"{md(doc_id)} (no gold evidence here)")
+        with box:
+            exports(
+                span_map(doc_id, len(text), gold=gold, bands=bands, expanded=expanded),
+                f"span-map-{question}-{doc_id}",
+            )
+            tabs = st.tabs([md(config) for config in configs])
+            for tab, config in zip(tabs, configs, strict=True):
+                with tab:
+                    st.html(document_html(doc_id, text, gold=gold, chunks=bands[config], expanded=expanded))
+
+st.header("Gold coverage")
+table = _data.guard(lambda: _data.waste_table(root, k), root=root)
+config = _state.choose("Configuration for question × rank", names, "config")
+left, right = st.columns(2)
+with left:
+    ranks = _data.guard(lambda: _data.retrieved(root, config, k), root=root)
+    exports(rank_heatmap(ranks, k, questions=list(items), config=config), f"coverage-by-rank-{config}")
+with right:
+    chosen = table.loc[configs]
+    exports(
+        configuration_heatmap(
+            coverage_by_configuration(chosen),
+            k,
+            best_chunk=coverage_by_configuration(chosen, value="best_chunk_coverage"),
+        ),
+        f"coverage-by-configuration-at-{k}",
+    )
+
+st.header("Configurations: recall against waste")
+summary = _data.guard(lambda: _data.waste_summary(root, k), root=root)
+left, right = st.columns(2)
+with left:
+    exports(precision_recall_plot(summary, k), f"precision-against-recall-at-{k}")
+with right:
+    exports(characters_plot(table), f"characters-per-question-at-{k}")
+st.dataframe(summary.style.format("{:.3f}"), width="stretch")
+
+st.header("Report")
+st.caption(f"One HTML file about {md(config)}: its grid, the waste views at k={k} and its worst questions.")
+st.download_button(
+    f"Download the report of {config}",
+    lambda: build_report(workspace, config, k=k),
+    file_name=f"{config}-report.html",
+    mime="text/html",
+    key="report",
+    on_click="ignore",
+)

@@ -1,0 +1,88 @@
+"""The Context waste page through AppTest: on a swept workspace it shows the library's numbers
+for the chosen question and configurations; without documents it says what it needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import contextgrid as cg
+from contextgrid.sweep import sweep, sweep_grid
+from contextgrid.waste import measure_waste
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = {
+    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
+    + "Store credit is offered after 30 days and up to 90 days. " * 6,
+    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
+    + "Always light the stove outdoors, away from the tent. " * 8,
+}
+ITEMS = (
+    cg.EvalItem(
+        id="q1",
+        question="How long do I have to return something for a refund?",
+        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
+    ),
+    cg.EvalItem(
+        id="q2",
+        question="How long does one canister last?",
+        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("waste-ws")
+    grid = sweep_grid(chunkers=["fixed_chars"], sizes=[60, 200], overlaps=[20], retrievers=["bm25"])
+    sweep(DOCUMENTS, ITEMS, grid, root)
+    return root
+
+
+def open_waste(**query: str) -> AppTest:
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    return app.switch_page(str(ROOT / "pages" / "waste.py")).run()
+
+
+def test_the_page_shows_the_librarys_waste_for_the_chosen_question(swept: Path) -> None:
+    workspace = cg.load_workspace(swept)
+    configs = list(workspace.names)
+    app = open_waste(source="folder", workspace=str(swept), configs=",".join(configs), k="3", question="q2")
+    assert not app.exception, [e.value for e in app.exception]
+    assert not app.error, [e.value for e in app.error]
+    shown = app.dataframe[0].value
+    items, _ = workspace.resolved
+    item = next(entry for entry in items if entry.id == "q2")
+    for config in configs:
+        chunks = {chunk.id: chunk for chunk in workspace.chunks(config)}
+        top = [chunks[c] for c in workspace.run(config)["q2"][:3]]
+        waste = measure_waste(item, top)
+        row = shown.loc[config]
+        assert row["character_recall"] == waste.character_recall
+        assert row["character_precision"] == waste.character_precision
+        assert row["retrieved characters"] == cg.retrieved_character_count(
+            [chunks[c] for c in workspace.run(config)["q2"][:3]]
+        )
+        assert row["gold characters"] == waste.gold_characters
+        assert row["retrieved more than once"] == waste.repeated
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
+    assert "Where the top 3 characters went" in titles
+    assert any(title.startswith("stove.md<br><sup>what came back") for title in titles)
+    assert "Share of each question's gold evidence in the top 3, by configuration" in titles
+    assert len(app.get("download_button")) == 2 * len(titles) + 1
+
+
+def test_a_workspace_without_documents_says_what_the_view_needs(tmp_path: Path) -> None:
+    (tmp_path / "qrels.trec").write_text("q1 0 c1 2\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 c1 1 0.9 x\n")
+    (tmp_path / "contextgrid.toml").write_text('qrels = "qrels.trec"\n[[config]]\nname = "only"\nrun = "run.trec"\n')
+    app = open_waste(source="folder", workspace=str(tmp_path))
+    assert not app.exception, [e.value for e in app.exception]
+    assert not app.error
+    assert "This view needs documents, questions and chunks in the workspace" in app.info[0].value

@@ -1,0 +1,200 @@
+"""The Context waste page in a real browser (Debian's Chromium via Playwright, against
+`streamlit run`): untrusted document text shows as written and runs nothing; the
+screenshots of docs/diagnosing-failures.md are taken here."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+import contextgrid as cg
+from contextgrid.sweep import sweep, sweep_grid
+from contextgrid.waste import workspace_waste
+
+ROOT = Path(__file__).resolve().parent.parent
+IMAGES = ROOT / "docs" / "images"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+HOSTILE = [
+    "<script>window.__pwned = 1</script>",
+    '<img src=x onerror="window.__pwned=2">',
+    "**bold**",
+    "[link](http://x)",
+    "$x^2$",
+    "$5",
+]
+EVIDENCE = "The fee is $5 per return, or $x^2$ for x returns: **bold** claims."
+DOCUMENTS = {
+    "policy.md": "Returns policy.\n\n"
+    + "Refunds are available within 30 days of purchase. " * 10
+    + f"{HOSTILE[0]} {HOSTILE[1]} See [link](http://x).\n\n{EVIDENCE}\n\n"
+    + "Store credit is offered after 30 days and up to 90 days. " * 10,
+}
+ITEMS = (
+    cg.EvalItem(id="fee", question="What does a return cost? **bold** $5", anchors=(cg.Anchor("policy.md", EVIDENCE),)),
+    cg.EvalItem(
+        id="window",
+        question="How long is the refund window?",
+        anchors=(cg.Anchor("policy.md", "Refunds are available within 30 days of purchase."),),
+    ),
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    grid = sweep_grid(chunkers=["fixed_chars"], sizes=[120, 400], overlaps=[30], retrievers=["bm25"])
+    sweep(DOCUMENTS, ITEMS, grid, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(hostile: Path) -> Iterator[str]:
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--",
+        "--workspace",
+        str(hostile),
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError as error:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                told = process.stderr.read().decode() if process.stderr else ""
+                raise RuntimeError(f"streamlit did not start: {told}") from error
+            time.sleep(0.5)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(f"{CHROMIUM} is missing: tests/run.sh installs Debian's chromium package when run as root")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    opened = context.new_page()
+    opened.set_default_timeout(60_000)
+    yield opened
+    context.close()
+
+
+def settled(page: Page) -> None:
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=180_000)
+
+
+def open_waste(page: Page, server: str, query: dict[str, object]) -> None:
+    """The waste page with the choices in ``query``, reached through the app's navigation.
+
+    The choices go to the entry page, which keeps them in the session. Opening
+    the page's own path as the first request of a session would run the page
+    script on its own, without app.py and its data source (a Streamlit quirk).
+    """
+    page.goto(f"{server}/?{urllib.parse.urlencode(query)}")
+    link = page.get_by_test_id("stSidebarNav").get_by_text("Context waste")
+    expect(link).to_be_visible(timeout=60_000)
+    settled(page)
+    link.click()
+    expect(page.get_by_role("heading", name="Context waste", exact=True)).to_be_visible()
+    settled(page)
+
+
+def test_untrusted_document_text_renders_as_literal_text_and_runs_nothing(
+    server: str, page: Page, hostile: Path
+) -> None:
+    workspace = cg.load_workspace(hostile)
+    open_waste(page, server, {"question": "fee", "k": 5, "configs": ",".join(workspace.names)})
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    drawn = page.locator(".cg-doc").first
+    expect(drawn).to_be_visible(timeout=60_000)
+    text = drawn.inner_text()
+    for literal in [*HOSTILE, EVIDENCE]:
+        assert literal in text, literal
+    for frame in page.frames:
+        assert frame.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator(".cg-doc img, .cg-doc script, .cg-doc strong, .cg-doc a, .cg-doc .katex").count() == 0
+    assert "What does a return cost? **bold** $5" in page.get_by_test_id("stText").first.inner_text()
+    drawn.scroll_into_view_if_needed()
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    drawn.screenshot(path=str(IMAGES / "waste-document.png"))
+
+
+def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Page) -> None:
+    sample = ROOT / "sample_data" / "workspace"
+    workspace = cg.load_workspace(sample)
+    # Two chunkings side by side, one of them overlapping; a question both answer at least in part.
+    wanted = ["bm25-recursive-200-0", "bm25-fixed_chars-500-100"]
+    names = [name for name in wanted if name in workspace.names] or list(workspace.names[:2])
+    table = workspace_waste(workspace, 5)
+    recall = table["character_recall"].unstack("config")[names]
+    repeated = table["repeated"].unstack("config")[names].sum(axis=1)
+    candidates = recall[(recall > 0).all(axis=1) & (recall < 1).any(axis=1)].index
+    question = str(
+        max(candidates, key=lambda q: (repeated[q] > 0, -abs(recall.loc[q].iloc[0] - 0.5)), default=recall.index[0])
+    )
+    query = {
+        "source": "folder",
+        "workspace": str(sample),
+        "configs": ",".join(names),
+        "config": names[0],
+        "k": 5,
+        "question": question,
+    }
+    open_waste(page, server, query)
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "page-waste.png"), full_page=True)
+    for title, name in [
+        ("what came back", "waste-span-map"),
+        ("Where the top 5 characters went", "waste-split"),
+        ("by configuration", "waste-coverage-by-configuration"),
+        ("against character precision", "waste-precision-recall"),
+        ("Characters retrieved per question", "waste-characters"),
+    ]:
+        found = page.get_by_test_id("stPlotlyChart").filter(has_text=title).first
+        found.scroll_into_view_if_needed()
+        expect(found.locator(".main-svg").first).to_be_visible()
+        found.screenshot(path=str(IMAGES / f"{name}.png"))

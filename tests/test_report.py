@@ -1,0 +1,125 @@
+"""The one-file HTML report and its command-line glue."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+
+import contextgrid as cg
+from contextgrid.errors import ContextGridError, OutputExistsError
+from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.report import build_report, configure_report, run_report
+from contextgrid.sweep import sweep, sweep_grid
+from contextgrid.waste import measure_waste
+
+HOSTILE = '<script>window.__pwned = 1</script> & "quotes"'
+DOCUMENTS = {
+    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
+    + "Store credit is offered after 30 days and up to 90 days. " * 6
+    + "<b>Fees</b>: $5 per return.",
+    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
+    + "Always light the stove outdoors, away from the tent. " * 8,
+}
+ITEMS = (
+    cg.EvalItem(
+        id="q1",
+        question=f"How long do I have to return something? {HOSTILE}",
+        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
+    ),
+    cg.EvalItem(
+        id="q2",
+        question="How long does one canister last?",
+        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
+    ),
+    cg.EvalItem(
+        id="q3",
+        question="What does a return cost?",
+        anchors=(cg.Anchor("refunds.md", "<b>Fees</b>: $5 per return."),),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> cg.Workspace:
+    root = tmp_path_factory.mktemp("ws")
+    grid = sweep_grid(chunkers=["fixed_chars"], sizes=[80, 300], overlaps=[20], retrievers=["bm25"])
+    sweep(DOCUMENTS, ITEMS, grid, root)
+    return cg.load_workspace(root)
+
+
+def test_report_holds_the_grid_row_of_the_configuration(workspace: cg.Workspace) -> None:
+    config = workspace.names[0]
+    page = build_report(workspace, config, k=3)
+    scores = cg.evaluate(workspace.qrels(config), workspace.run(config))
+    for metric in BUILTIN_METRICS:
+        cells = "".join(f"<td>{scores[f'{metric}@{k}']:.4f}</td>" for k in DEFAULT_KS)
+        assert f"<tr><td>{metric}</td>{cells}</tr>" in page
+
+
+def test_report_states_the_share_of_gold_and_lists_the_worst_question_first(workspace: cg.Workspace) -> None:
+    config = workspace.names[1]
+    page = build_report(workspace, config, k=3)
+    items, _ = workspace.resolved
+    chunks = {chunk.id: chunk for chunk in workspace.chunks(config)}
+    wastes = {
+        item.id: measure_waste(item, [chunks[c] for c in workspace.run(config).get(item.id, ())[:3]]) for item in items
+    }
+    share = sum(w.gold_retrieved for w in wastes.values()) / sum(w.retrieved_total for w in wastes.values())
+    assert f"of the characters retrieved, {share:.1%} were gold evidence" in page
+    worst = min(wastes, key=lambda q: (wastes[q].character_recall, wastes[q].character_precision, q))
+    table = page.split("<h2>Worst questions</h2>")[1]
+    first_row = re.search(r"<tr><td>([^<]+)</td>", table.split("</tr>", 1)[1])
+    assert first_row is not None
+    assert first_row.group(1) == worst
+    assert f"The worst question, drawn: {worst}" in page
+    assert page.count("Plotly.newPlot") == 3
+
+
+def test_report_escapes_every_piece_of_user_text(workspace: cg.Workspace) -> None:
+    page = build_report(workspace, workspace.names[0], k=5)
+    assert "window.__pwned" not in page.replace("window.__pwned = 1&lt;/script&gt;", "")
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt; &amp; &quot;quotes&quot;" in page
+    assert "<b>Fees</b>" not in page
+
+
+def test_a_workspace_without_documents_gets_the_grid_and_a_note(tmp_path: Path) -> None:
+    (tmp_path / "qrels.trec").write_text("q1 0 c1 2\nq2 0 c4 1\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 c2 1 0.9 x\nq1 Q0 c1 2 0.8 x\nq2 Q0 c4 1 0.7 x\n")
+    (tmp_path / "contextgrid.toml").write_text('qrels = "qrels.trec"\n[[config]]\nname = "only"\nrun = "run.trec"\n')
+    page = build_report(cg.load_workspace(tmp_path), "only", k=1)
+    assert "They need documents, questions and chunks in the workspace." in page
+    assert "Plotly.newPlot" not in page
+    assert "<tr><td>mrr</td><td>0.5000</td><td>0.7500</td>" in page
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="contextgrid report")
+    configure_report(parser)
+    return parser.parse_args(argv)
+
+
+def test_the_command_writes_the_report_and_refuses_to_overwrite(
+    workspace: cg.Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "report.html"
+    config = workspace.names[0]
+    assert run_report(parse(str(workspace.root), "--config", config, "-o", str(output), "--k", "3")) == 0
+    assert output.read_text() == build_report(workspace, config, k=3)
+    assert f"wrote {output}" in capsys.readouterr().out
+    with pytest.raises(OutputExistsError, match="pass --force"):
+        run_report(parse(str(workspace.root), "--config", config, "-o", str(output)))
+    assert run_report(parse(str(workspace.root), "--config", config, "-o", str(output), "--force")) == 0
+    with pytest.raises(ContextGridError, match="no configuration named 'nope'"):
+        run_report(parse(str(workspace.root), "--config", "nope", "-o", str(tmp_path / "other.html")))
+    assert not (tmp_path / "other.html").exists()
+
+
+def test_the_command_checks_k_and_requires_config_and_output(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse("ws", "--config", "a", "-o", "r.html", "--k", "0")
+    assert "expected a whole number, 1 or more, got '0'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse("ws", "-o", "r.html")

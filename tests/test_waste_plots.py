@@ -1,0 +1,191 @@
+"""The waste figures hold the numbers of the tables they draw, escape user text, and export
+as self-contained HTML and as real PNGs."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import contextgrid as cg
+from contextgrid.plots.waste import (
+    LEGEND,
+    characters_plot,
+    configuration_heatmap,
+    precision_recall_plot,
+    rank_heatmap,
+    span_map,
+    waste_split_plot,
+)
+from contextgrid.report import figure_html, figure_png
+from contextgrid.waste import coverage_by_configuration, measure_waste, question_waste, retrieved_table
+
+GOLD = [cg.Span("d", 100, 200)]
+BANDS = {"cfg": [(1, cg.Span("d", 120, 300)), (2, cg.Span("d", 0, 150)), (3, cg.Span("other", 0, 50))]}
+
+
+def bars(figure: Any, kind: str) -> list[tuple[str, float, float]]:
+    trace = next(t for t in figure.data if t.name == LEGEND[kind])
+    return sorted(
+        (str(row), float(base), float(base + width))
+        for row, base, width in zip(trace.y, trace.base, trace.x, strict=True)
+    )
+
+
+def test_span_map_draws_one_band_per_rank_with_found_waste_repeat_and_missed() -> None:
+    figure = span_map("d", 1000, gold=GOLD, bands=BANDS, expanded=True)
+    # Rank 1 (120-300) brings gold 120-200 and other text 200-300; rank 2 (0-150) brings gold 100-120,
+    # other text 0-100, and 120-150 again; the other document's chunk is not drawn.
+    assert bars(figure, "found") == [("#1", 120, 200), ("#2", 100, 120), ("gold", 100, 200)]
+    assert bars(figure, "waste") == [("#1", 200, 300), ("#2", 0, 100)]
+    assert bars(figure, "repeat") == [("#2", 120, 150)]
+    assert bars(figure, "missed") == []
+    assert list(figure.layout.yaxis.categoryarray) == ["#2", "#1", "gold"]
+    only_first = span_map("d", 1000, gold=GOLD, bands={"cfg": BANDS["cfg"][:1]}, expanded=True)
+    assert bars(only_first, "missed") == [("gold", 100, 120)]
+
+
+def test_span_map_collapses_long_documents_and_labels_real_offsets() -> None:
+    gold = [cg.Span("d", 50_000, 50_100)]
+    figure = span_map("d", 100_000, gold=gold, bands={"a": [(1, cg.Span("d", 49_900, 50_400))]}, margin=100)
+    # Shown: 49,800-50,500 (700 characters); the gaps either side shrink to 3% of that each.
+    assert figure.layout.xaxis.range[1] == pytest.approx(700 + 2 * 21)
+    assert {"49,800", "50,500"} <= set(figure.layout.xaxis.ticktext)
+    assert [a.text for a in figure.layout.annotations] == ["⋯<br>49,800<br>⋯", "⋯<br>49,500<br>⋯"]
+    # Gold 50,000-50,100 sits 200 characters into the shown region, after the first shrunk gap.
+    assert bars(figure, "found") == [("#1", 221, 321), ("gold", 221, 321)]
+    expanded = span_map("d", 100_000, gold=gold, bands={"a": [(1, cg.Span("d", 49_900, 50_400))]}, expanded=True)
+    assert expanded.layout.xaxis.range[1] == 100_000
+
+
+def test_span_map_names_configurations_and_escapes_them() -> None:
+    figure = span_map(
+        "<d>", 500, gold=[cg.Span("<d>", 0, 10)], bands={"<b>x</b>": [(1, cg.Span("<d>", 0, 5))], "y": []}
+    )
+    assert "&lt;b&gt;x&lt;/b&gt; · #1" in figure.layout.yaxis.categoryarray
+    assert "&lt;d&gt;" in figure.layout.title.text
+    assert "<d>" not in figure.layout.title.text
+
+
+def test_waste_split_plot_stacks_the_waste_counts() -> None:
+    item = cg.EvalItem(id="q", question="?", gold=(cg.GoldSpan(GOLD[0]),))
+    chunks = [cg.Chunk("c1", cg.Span("d", 0, 150), ""), cg.Chunk("c2", cg.Span("d", 120, 300), "")]
+    figure = waste_split_plot({"a": measure_waste(item, chunks), "b": measure_waste(item, chunks[:1])})
+    values = {trace.name: list(trace.x) for trace in figure.data}
+    assert values == {
+        "gold, retrieved": [100, 50],
+        "not gold": [200, 100],
+        "retrieved again": [30, 0],
+        "gold, missed": [0, 50],
+    }
+
+
+ITEMS = [
+    cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),)),
+    cg.EvalItem(id="q2", question="?", gold=(cg.GoldSpan(cg.Span("d", 400, 450)),)),
+]
+CHUNKS = [
+    cg.Chunk("c1", cg.Span("d", 0, 150), "<script>alert(1)</script>"),
+    cg.Chunk("c2", cg.Span("d", 120, 300), "second"),
+    cg.Chunk("c3", cg.Span("d", 400, 500), "third"),
+]
+RUN = {"q1": ["c2", "c1"], "q2": ["c1", "c3"]}
+
+
+def test_rank_heatmap_holds_the_coverage_and_escaped_excerpts() -> None:
+    table = retrieved_table(ITEMS, RUN, CHUNKS, 3)
+    figure = rank_heatmap(table, 3, config="<i>a</i>")
+    z = np.asarray(figure.data[0].z, dtype=float)
+    # q1: c2 holds 80 of 100 gold characters, c1 holds 50; q2: c1 none, c3 all 50.
+    assert z[:, :2].tolist() == [[0.8, 0.5], [0.0, 1.0]]
+    assert np.isnan(z[:, 2]).all()
+    assert figure.data[0].customdata[0][1] == "c1: &lt;script&gt;alert(1)&lt;/script&gt;"
+    assert figure.data[0].customdata[0][2] == "nothing retrieved"
+    assert "&lt;i&gt;a&lt;/i&gt;" in figure.layout.title.text
+
+
+def waste_frame() -> pd.DataFrame:
+    frames = {name: question_waste(ITEMS, run, CHUNKS, 2) for name, run in {"a": RUN, "b": {"q1": ["c1"]}}.items()}
+    return pd.concat(frames, names=["config", "question"])
+
+
+def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
+    table = waste_frame()
+    figure = configuration_heatmap(
+        coverage_by_configuration(table), 2, best_chunk=coverage_by_configuration(table, value="best_chunk_coverage")
+    )
+    # a: q1 gets 0-300 (all 100 gold), q2 gets c3 (all of it). b: q1 gets c1 (50 of 100), q2 nothing.
+    assert np.asarray(figure.data[0].z).tolist() == [[1.0, 1.0], [0.5, 0.0]]
+    assert figure.data[0].customdata[0] == ["80%", "100%"]
+    boxes = characters_plot(table)
+    assert list(boxes.data[0].y) == [180 + 150, 150 + 100, 150, 0]
+    assert list(boxes.data[1].y) == [100, 50, 100, 50]
+
+
+def test_precision_recall_plot_places_each_configuration() -> None:
+    summary = pd.DataFrame(
+        {
+            "recall@5": [1.0, 0.5],
+            "character_precision": [0.08, 0.6],
+            "share_gold": [0.05, 0.5],
+            "retrieved_total": [9e3, 4e2],
+        },
+        index=pd.Index(["big<chunks>", "small"], name="config"),
+    )
+    figure = precision_recall_plot(summary, 5)
+    assert [(trace.name, trace.x, trace.y) for trace in figure.data] == [
+        ("big&lt;chunks&gt;", (1.0,), (0.08,)),
+        ("small", (0.5,), (0.6,)),
+    ]
+    with pytest.raises(cg.ContextGridError, match="recall@3"):
+        precision_recall_plot(summary, 3)
+
+
+def all_figures() -> list[Any]:
+    table = waste_frame()
+    item = ITEMS[0]
+    summary = pd.DataFrame(
+        {"recall@2": [1.0], "character_precision": [0.3], "share_gold": [0.2], "retrieved_total": [430.0]},
+        index=pd.Index(["a"], name="config"),
+    )
+    return [
+        span_map("d", 1000, gold=GOLD, bands=BANDS),
+        waste_split_plot({"a": measure_waste(item, CHUNKS[:2])}),
+        rank_heatmap(retrieved_table(ITEMS, RUN, CHUNKS, 2), 2),
+        configuration_heatmap(coverage_by_configuration(table), 2),
+        precision_recall_plot(summary, 2),
+        characters_plot(table),
+    ]
+
+
+@pytest.fixture(scope="module")
+def kaleido_server() -> Iterator[None]:
+    """One Chromium for every PNG of this module (kaleido otherwise starts one per image)."""
+    import kaleido  # type: ignore[import-untyped]
+
+    kaleido.start_sync_server(silence_warnings=True)
+    yield
+    kaleido.stop_sync_server(silence_warnings=True)
+
+
+@pytest.mark.filterwarnings("ignore:The kopts argument is ignored")
+def test_every_figure_exports_as_a_png(kaleido_server: None) -> None:
+    for figure in all_figures():
+        data = figure_png(figure, width=640, height=360)
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert data[12:16] == b"IHDR"
+        width, height = struct.unpack(">II", data[16:24])
+        assert (width, height) == (640, 360)
+
+
+def test_every_figure_exports_as_self_contained_html() -> None:
+    for figure in all_figures():
+        page = figure_html(figure)
+        assert page.lstrip().lower().startswith("<!doctype html>")
+        assert "Plotly.newPlot" in page
+        assert 'src="http' not in page
+        assert len(page) > 1_000_000  # plotly.js itself is inline

@@ -1,0 +1,240 @@
+"""The column-wise waste tables against a character-set reference: every character a set member."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contextgrid as cg
+from contextgrid.errors import ContextGridError
+from contextgrid.sweep import sweep, sweep_grid
+from contextgrid.waste import (
+    WASTE_COLUMNS,
+    configuration_waste,
+    coverage_by_configuration,
+    coverage_by_rank,
+    measure_waste,
+    missing_for_waste,
+    question_waste,
+    retrieved_table,
+    workspace_waste,
+)
+
+DOCS = ("a", "b")
+
+
+def characters(spans: list[cg.Span]) -> set[tuple[str, int]]:
+    return {(span.doc_id, position) for span in spans for position in range(span.start, span.end)}
+
+
+def reference_row(item: cg.EvalItem, retrieved: list[cg.Chunk]) -> dict[str, float]:
+    gold = characters([g.span for g in item.gold if g.grade > 0])
+    got = characters([chunk.span for chunk in retrieved])
+    total = sum(len(chunk.span) for chunk in retrieved)
+    recall = len(gold & got) / len(gold) if gold else 0.0
+    precision = len(gold & got) / len(got) if got else 0.0
+    return {
+        "gold_characters": len(gold),
+        "retrieved_characters": len(got),
+        "retrieved_total": total,
+        "gold_retrieved": len(gold & got),
+        "not_gold": len(got - gold),
+        "repeated": total - len(got),
+        "missed": len(gold - got),
+        "character_recall": recall,
+        "character_precision": precision,
+        "character_f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "best_chunk_coverage": max((len(gold & characters([c.span])) / len(gold) for c in retrieved), default=0.0)
+        if gold
+        else 0.0,
+        "chunks_retrieved": len(retrieved),
+    }
+
+
+spans = st.builds(
+    lambda doc, start, length: cg.Span(doc, start, start + length),
+    st.sampled_from(DOCS),
+    st.integers(0, 60),
+    st.integers(0, 25),
+)
+
+
+@st.composite
+def waste_cases(draw: st.DrawFn) -> tuple[list[cg.EvalItem], dict[str, list[str]], list[cg.Chunk], int]:
+    chunks = [cg.Chunk(f"c{i}", span, "") for i, span in enumerate(draw(st.lists(spans, min_size=1, max_size=12)))]
+    items = []
+    for number in range(draw(st.integers(1, 5))):
+        gold = draw(st.lists(st.tuples(spans, st.integers(0, 2)), max_size=4))
+        items.append(cg.EvalItem(id=f"q{number}", question="?", gold=tuple(cg.GoldSpan(s, g) for s, g in gold)))
+    ids = [chunk.id for chunk in chunks]
+    run = {
+        item.id: draw(st.lists(st.sampled_from(ids), unique=True, max_size=8)) for item in items if draw(st.booleans())
+    }
+    return items, run, chunks, draw(st.integers(1, 9))
+
+
+@settings(max_examples=300, deadline=None)
+@given(waste_cases())
+def test_question_waste_counts_every_character_as_the_reference_does(
+    case: tuple[list[cg.EvalItem], dict[str, list[str]], list[cg.Chunk], int],
+) -> None:
+    items, run, chunks, k = case
+    by_id = {chunk.id: chunk for chunk in chunks}
+    frame = question_waste(items, run, chunks, k)
+    resolved = [item for item in items if any(g.grade > 0 for g in item.gold)]
+    assert list(frame.index) == [item.id for item in resolved]
+    assert list(frame.columns) == list(WASTE_COLUMNS)
+    for item in resolved:
+        retrieved = [by_id[c] for c in run.get(item.id, [])[:k]]
+        expected = reference_row(item, retrieved)
+        assert frame.loc[item.id].to_dict() == pytest.approx(expected, rel=1e-12, abs=0)
+        waste = measure_waste(item, retrieved)
+        assert (waste.not_gold, waste.repeated, waste.missed) == (
+            expected["not_gold"],
+            expected["repeated"],
+            expected["missed"],
+        )
+    table = retrieved_table(items, run, by_id, k)
+    for question, rank, chunk_id, share in zip(
+        table["question"], table["rank"], table["chunk_id"], table["coverage"], strict=True
+    ):
+        item = next(i for i in resolved if i.id == question)
+        coverage = cg.gold_coverage_by_chunk(item, [by_id[chunk_id]])[chunk_id]
+        assert share == pytest.approx(coverage, rel=1e-12, abs=0)
+        assert run[question][int(rank) - 1] == chunk_id
+
+
+ITEM = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))
+CHUNKS = [
+    cg.Chunk("c1", cg.Span("d", 0, 150), "first chunk"),
+    cg.Chunk("c2", cg.Span("d", 120, 300), "second"),
+    cg.Chunk("c3", cg.Span("d", 400, 500), "third"),
+]
+
+
+def test_hand_checked_example() -> None:
+    # Gold 100-200. Top 3: c2 (120-300, holds 80), c1 (0-150, holds 50), c3 (nothing).
+    # Distinct retrieved: 0-300 and 400-500 = 400; total 180 + 150 + 100 = 430; gold got 100.
+    row = question_waste([ITEM], {"q1": ["c2", "c1", "c3"]}, CHUNKS, 3).loc["q1"]
+    assert row["retrieved_characters"] == 400
+    assert row["retrieved_total"] == 430
+    assert row["repeated"] == 30
+    assert row["not_gold"] == 300
+    assert row["character_precision"] == 0.25
+    assert row["best_chunk_coverage"] == 0.8
+    # At k=1 only c2: 80 of the gold, 180 retrieved.
+    top = question_waste([ITEM], {"q1": ["c2", "c1", "c3"]}, CHUNKS, 1).loc["q1"]
+    assert (top["gold_retrieved"], top["retrieved_characters"], top["missed"]) == (80, 180, 20)
+
+
+def test_coverage_by_rank_is_question_by_rank() -> None:
+    other = cg.EvalItem(id="q2", question="?", gold=(cg.GoldSpan(cg.Span("d", 400, 440)),))
+    table = retrieved_table([ITEM, other], {"q1": ["c2", "c3", "c1"]}, CHUNKS, 2)
+    matrix = coverage_by_rank(table, 3, questions=["q1", "q2"])
+    assert matrix.to_numpy()[:, :2].tolist()[0] == [0.8, 0.0]
+    assert np.isnan(matrix.to_numpy()[0, 2])
+    assert np.isnan(matrix.to_numpy()[1]).all()
+    assert list(matrix.index) == ["q1", "q2"]
+    assert table["excerpt"].tolist() == ["second", "third"]
+
+
+def test_a_chunk_id_missing_from_the_chunks_is_named() -> None:
+    with pytest.raises(ContextGridError, match=r"question 'q1' returns chunk 'c9' at rank 2"):
+        question_waste([ITEM], {"q1": ["c1", "c9"]}, CHUNKS, 5)
+
+
+def test_inputs_are_checked() -> None:
+    with pytest.raises(ContextGridError, match="k"):
+        question_waste([ITEM], {}, CHUNKS, 0)
+    with pytest.raises(ContextGridError, match="repeated"):
+        question_waste([ITEM, ITEM], {}, CHUNKS, 1)
+    with pytest.raises(ContextGridError, match=r"chunk ids must be distinct, repeated: \['c1'\]"):
+        question_waste([ITEM], {}, [*CHUNKS, CHUNKS[0]], 1)
+
+
+def test_a_question_the_run_never_answered_is_all_missed() -> None:
+    row = question_waste([ITEM], {}, CHUNKS, 5).loc["q1"]
+    assert (row["gold_retrieved"], row["missed"], row["character_recall"], row["chunks_retrieved"]) == (0, 100, 0, 0)
+
+
+DOCUMENTS = {
+    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
+    + "Store credit is offered after 30 days and up to 90 days. " * 6,
+    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
+    + "Always light the stove outdoors, away from the tent. " * 8,
+}
+ITEMS = (
+    cg.EvalItem(
+        id="q1",
+        question="How long do I have to return something for a refund?",
+        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
+    ),
+    cg.EvalItem(
+        id="q2",
+        question="How long does one canister last?",
+        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> cg.Workspace:
+    root = tmp_path_factory.mktemp("ws")
+    sweep(
+        DOCUMENTS,
+        ITEMS,
+        sweep_grid(chunkers=["fixed_chars"], sizes=[60, 200], overlaps=[20], retrievers=["bm25"]),
+        root,
+    )
+    return cg.load_workspace(root)
+
+
+def test_workspace_tables_agree_with_measure_waste(swept: cg.Workspace) -> None:
+    assert missing_for_waste(swept) == ()
+    table = workspace_waste(swept, 3)
+    assert list(table.index.get_level_values("config").unique()) == list(swept.names)
+    items, _ = swept.resolved
+    for name in swept.names:
+        by_id = {chunk.id: chunk for chunk in swept.chunks(name)}
+        for item in items:
+            waste = measure_waste(item, [by_id[c] for c in swept.run(name).get(item.id, ())[:3]])
+            row = table.xs((name, item.id))
+            assert tuple(row[["gold_retrieved", "retrieved_total", "not_gold", "repeated"]]) == (
+                waste.gold_retrieved,
+                waste.retrieved_total,
+                waste.not_gold,
+                waste.repeated,
+            )
+    matrix = coverage_by_configuration(table)
+    assert matrix.shape == (2, 2)
+    assert matrix.to_numpy()[1, 1] == table.xs((swept.names[1], "q2"))["character_recall"]
+    assert list(matrix.columns) == ["q1", "q2"]
+    summary = configuration_waste(swept, 3, table=table)
+    for name in swept.names:
+        expected_recall = cg.evaluate(swept.qrels(name), swept.run(name), ks=[3], metrics=["recall"])["recall@3"]
+        assert summary.loc[name, "recall@3"] == expected_recall
+        part = table.loc[name]
+        assert summary.loc[name, "character_precision"] == pytest.approx(part["character_precision"].mean())
+        assert summary.loc[name, "share_gold"] == part["gold_retrieved"].sum() / part["retrieved_total"].sum()
+
+
+def test_a_workspace_without_documents_is_refused_with_what_is_missing(tmp_path: Path) -> None:
+    (tmp_path / "qrels.trec").write_text("q1 0 c1 2\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 c1 1 0.9 x\n")
+    (tmp_path / "contextgrid.toml").write_text('qrels = "qrels.trec"\n[[config]]\nname = "only"\nrun = "run.trec"\n')
+    workspace = cg.load_workspace(tmp_path)
+    assert missing_for_waste(workspace) == ("documents", "questions", "chunks (for only)")
+    with pytest.raises(ContextGridError, match="has no documents, no questions, no chunks"):
+        workspace_waste(workspace, 5)
+
+
+def test_tables_do_not_modify_their_inputs(tmp_path: Path) -> None:
+    run = {"q1": ["c2", "c1"]}
+    chunks = list(CHUNKS)
+    question_waste([ITEM], run, chunks, 2)
+    assert run == {"q1": ["c2", "c1"]}
+    assert chunks == CHUNKS
