@@ -68,5 +68,8 @@ def _source_root() -> str | None:
 st.set_page_config(page_title="contextgrid", page_icon=":material/grid_on:", layout="wide")
 _state.restore_from_url()
 navigation = st.navigation(PAGES)
+wanted = st.session_state.pop("_wanted_page", None)
+if wanted is not None:
+    st.switch_page(wanted, query_params=st.query_params.to_dict())
 st.session_state["root"] = _source_root()
 navigation.run()

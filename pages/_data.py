@@ -31,8 +31,17 @@ UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
 T = TypeVar("T")
 
 
-def chosen_root() -> str:
-    """The workspace folder the sidebar chose; without one, say so and stop the page."""
+def chosen_root(page: str) -> str:
+    """The workspace folder the sidebar chose; without one, say so and stop the page.
+
+    ``page`` is the calling page's ``__file__``. A link to a page that is the
+    first request a fresh server gets is routed by Streamlit's own pages/
+    folder, without app.py; such a run is sent through app.py, which then
+    opens ``page`` with the link's choices.
+    """
+    if "root" not in st.session_state:
+        st.session_state["_wanted_page"] = f"pages/{Path(page).name}"
+        st.switch_page("app.py", query_params=st.query_params.to_dict())
     root = st.session_state.get("root")
     if not root:
         st.info("Choose a data source in the sidebar.")

@@ -9,7 +9,7 @@ from contextgrid.markup import escape_markdown as md
 from pages import _data, _state
 
 st.title("Answers")
-root = _data.chosen_root()
+root = _data.chosen_root(__file__)
 
 configs = _data.guard(lambda: _data.answer_configs(root), root=root)
 if not configs:

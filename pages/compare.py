@@ -14,7 +14,7 @@ from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
 from pages import _data, _state
 
 st.title("Compare")
-root = _data.chosen_root()
+root = _data.chosen_root(__file__)
 
 workspace = _data.guard(lambda: _data.workspace(root), root=root)
 names = list(workspace.names)

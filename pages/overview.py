@@ -11,7 +11,7 @@ from contextgrid.plots.grid import curves_plot, grid_heatmap, pivot_heatmap
 from pages import _data, _state
 
 st.title("Overview")
-root = _data.chosen_root()
+root = _data.chosen_root(__file__)
 
 grid = _data.guard(lambda: _data.grid(root), root=root)
 scores = grid[score_columns(grid)]

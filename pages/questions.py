@@ -11,7 +11,7 @@ from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from pages import _data, _state
 
 st.title("Questions")
-root = _data.chosen_root()
+root = _data.chosen_root(__file__)
 
 workspace = _data.guard(lambda: _data.workspace(root), root=root)
 left, middle, right = st.columns(3)

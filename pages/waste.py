@@ -48,7 +48,7 @@ def exports(figure: Any, name: str) -> None:
 
 
 st.title("Context waste")
-root = _data.chosen_root()
+root = _data.chosen_root(__file__)
 workspace = _data.guard(lambda: _data.workspace(root), root=root)
 missing = _data.guard(lambda: _data.waste_missing(root), root=root)
 if missing:

@@ -6,12 +6,14 @@ Screenshots land in tests/artifacts/ for a person to look at.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,8 +42,8 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextmanager
+def _serving() -> Iterator[str]:
     port = _free_port()
     command = [
         sys.executable,
@@ -68,9 +70,17 @@ def server() -> Iterator[str]:
                 told = process.stderr.read().decode() if process.stderr else ""
                 raise RuntimeError(f"streamlit did not start: {told}") from error
             time.sleep(0.5)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with _serving() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +163,16 @@ def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_
     expect(alert).to_contain_text("line 2")
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     shot(page, "upload-error")
+
+
+def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page) -> None:
+    with _serving() as url:
+        page.goto(f"{url}/questions?config=dense-recursive-200-0&k=10&metric=mrr")
+        expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
+        settled(page)
+        expect(page.get_by_role("link", name="Context waste")).to_be_visible()
+        expect(page.get_by_text("Choose a data source in the sidebar.")).to_have_count(0)
+        # The Questions page ran in full with the link's choices: it wrote its own back into the URL.
+        expect(page).to_have_url(re.compile(r"config=dense-recursive-200-0.*&question=q\d+"))
+        expect(page.get_by_text("dense-recursive-200-0").first).to_be_visible()
+        shot(page, "shared-link-fresh-server")
