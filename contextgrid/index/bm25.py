@@ -26,11 +26,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..answers import _WORD
-from ..errors import ContextGridError, parameter_error
+from ..errors import ContextGridError
 from ..params import check_k
 from ..records import Chunk
-from .base import RETRIEVERS, Ranked, Scored, check_chunks, check_non_negative, check_queries
-from .ranking import rank_blocks, to_scored
+from .base import RETRIEVERS, Ranked, check_chunks, check_non_negative, check_queries
+from .ranking import RankedSearch, rank_blocks
 
 __all__ = ["BM25Index", "tokenize"]
 
@@ -48,7 +48,7 @@ def tokenize(text: str) -> list[str]:
 
 @RETRIEVERS.register("bm25")
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class BM25Index:
+class BM25Index(RankedSearch):
     """A BM25 index over chunks (Lucene's variant, as bm25s scores it by default).
 
     Build it with :meth:`from_chunks`. Searching many queries is one sparse
@@ -104,20 +104,6 @@ class BM25Index:
             shape=(stored["num_docs"], len(retriever.vocab_dict)),
         ).T.tocsr()
         return cls(tuple(chunk.id for chunk in checked), dict(retriever.vocab_dict), by_word, k1, b)
-
-    def search(self, query: str, k: int) -> list[Scored]:
-        """The ``k`` best chunks for ``query``, best first; only chunks sharing a word with it."""
-        if not isinstance(query, str):
-            raise parameter_error("BM25Index.search", "query", "a str", query)
-        return self.search_many([query], k)[0]
-
-    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]:
-        """:meth:`search` for every query, scored as one sparse matrix product per block of queries."""
-        return to_scored(self.chunk_ids, self._rank(queries, k, function="BM25Index.search_many"))
-
-    def rank_many(self, queries: Sequence[str], k: int) -> list[Ranked]:
-        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
-        return self._rank(queries, k, function="BM25Index.rank_many")
 
     def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
         import scipy.sparse

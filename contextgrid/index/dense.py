@@ -9,12 +9,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ContextGridError, parameter_error
+from ..errors import ContextGridError
 from ..params import check_k
 from ..records import Chunk
-from .base import RETRIEVERS, Ranked, Scored, check_chunks, check_queries
+from .base import RETRIEVERS, Ranked, check_chunks, check_queries
 from .embeddings import Embedder, FitsOnCorpus, default_embedder, embed, fitted
-from .ranking import rank_blocks, to_scored
+from .ranking import RankedSearch, rank_blocks
 
 __all__ = ["DenseIndex", "unit_rows"]
 
@@ -27,7 +27,7 @@ def unit_rows(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
 
 @RETRIEVERS.register("dense")
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class DenseIndex:
+class DenseIndex(RankedSearch):
     """Exact cosine search over chunk embeddings held as a float32 matrix of unit rows.
 
     Searching many queries is one matrix product per block of queries. A
@@ -105,20 +105,6 @@ class DenseIndex:
     def embed_queries(self, queries: Sequence[str]) -> NDArray[np.float32]:
         """The queries' embeddings as unit rows (zero rows for queries with no direction)."""
         return unit_rows(embed(self.embedder, queries, dim=self.dim))
-
-    def search(self, query: str, k: int) -> list[Scored]:
-        """The ``k`` chunks most cosine-similar to ``query``, best first."""
-        if not isinstance(query, str):
-            raise parameter_error("DenseIndex.search", "query", "a str", query)
-        return self.search_many([query], k)[0]
-
-    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]:
-        """:meth:`search` for every query: one embedding call, one matrix product per block of queries."""
-        return to_scored(self.chunk_ids, self._rank(queries, k, function="DenseIndex.search_many"))
-
-    def rank_many(self, queries: Sequence[str], k: int) -> list[Ranked]:
-        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
-        return self._rank(queries, k, function="DenseIndex.rank_many")
 
     def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
         checked = check_queries(queries, function=function)

@@ -30,13 +30,12 @@ from .base import (
     Index,
     Ranked,
     RanksPositions,
-    Scored,
     build_index,
     check_chunks,
     check_non_negative,
     check_queries,
 )
-from .ranking import rank_blocks, to_scored
+from .ranking import RankedSearch, rank_blocks
 
 __all__ = ["DEFAULT_DEPTH", "DEFAULT_RRF_K", "HybridIndex"]
 
@@ -49,7 +48,7 @@ DEFAULT_DEPTH = 1000
 
 @RETRIEVERS.register("hybrid")
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class HybridIndex:
+class HybridIndex(RankedSearch):
     """Reciprocal rank fusion of ``components`` (two or more indexes).
 
     Examples
@@ -127,20 +126,6 @@ class HybridIndex:
     def chunk_ids(self) -> tuple[str, ...]:
         """Every chunk any component holds: the first component's in order, then the others' new ones."""
         return tuple(dict.fromkeys(chunk_id for component in self.components for chunk_id in component.chunk_ids))
-
-    def search(self, query: str, k: int) -> list[Scored]:
-        """The ``k`` best chunks for ``query`` by fused score, best first."""
-        if not isinstance(query, str):
-            raise parameter_error("HybridIndex.search", "query", "a str", query)
-        return self.search_many([query], k)[0]
-
-    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]:
-        """:meth:`search` for every query: each component searches them all at once, then one fusion."""
-        return to_scored(self.chunk_ids, self._rank(queries, k, function="HybridIndex.search_many"))
-
-    def rank_many(self, queries: Sequence[str], k: int) -> list[Ranked]:
-        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
-        return self._rank(queries, k, function="HybridIndex.rank_many")
 
     def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
         checked = check_queries(queries, function=function)

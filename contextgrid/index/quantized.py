@@ -27,10 +27,10 @@ from numpy.typing import NDArray
 from ..errors import ContextGridError, parameter_error
 from ..params import check_k
 from ..records import Chunk
-from .base import RETRIEVERS, Ranked, Scored, check_queries
+from .base import RETRIEVERS, Ranked, check_queries
 from .dense import DenseIndex, unit_rows
 from .embeddings import Embedder, FitsOnCorpus, embed
-from .ranking import rank_blocks, to_scored
+from .ranking import RankedSearch, rank_blocks
 
 __all__ = ["QuantizedIndex", "quantize"]
 
@@ -64,7 +64,7 @@ def quantize(vectors: NDArray[np.floating]) -> tuple[NDArray[np.int8], NDArray[n
 
 @RETRIEVERS.register("dense_int8")
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class QuantizedIndex:
+class QuantizedIndex(RankedSearch):
     """Dense search on int8-quantized chunk vectors (see the module notes for the exact rule).
 
     Build it from an exact index with :meth:`from_dense` (same embedder, same
@@ -164,20 +164,6 @@ class QuantizedIndex:
             block: NDArray[np.floating[Any]] = self.codes[start : start + _DOC_BLOCK].astype(exact_type)
             products[:, start : start + block.shape[0]] = queries @ block.T
         return products
-
-    def search(self, query: str, k: int) -> list[Scored]:
-        """The ``k`` best chunks for ``query`` by quantized cosine, best first."""
-        if not isinstance(query, str):
-            raise parameter_error("QuantizedIndex.search", "query", "a str", query)
-        return self.search_many([query], k)[0]
-
-    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]:
-        """:meth:`search` for every query: one embedding call, one code product per block of queries."""
-        return to_scored(self.chunk_ids, self._rank(queries, k, function="QuantizedIndex.search_many"))
-
-    def rank_many(self, queries: Sequence[str], k: int) -> list[Ranked]:
-        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
-        return self._rank(queries, k, function="QuantizedIndex.rank_many")
 
     def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
         checked = check_queries(queries, function=function)

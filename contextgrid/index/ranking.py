@@ -9,13 +9,15 @@ exactly, whatever order a partial sort happens to leave equal scores in.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import parameter_error
 from .base import Ranked, Scored
 
-__all__ = ["BLOCK_CELLS", "query_blocks", "rank_blocks", "to_scored", "top_k"]
+__all__ = ["BLOCK_CELLS", "RankedSearch", "query_blocks", "rank_blocks", "to_scored", "top_k"]
 
 BLOCK_CELLS = 1 << 22
 """How many query-by-chunk scores are held at once (16 MiB of float32); queries are scored in blocks this size."""
@@ -91,3 +93,36 @@ def to_scored(chunk_ids: Sequence[str], ranked: Sequence[Ranked]) -> list[list[S
         ]
         for positions, scores in ranked
     ]
+
+
+class _Ranks(Protocol):
+    @property
+    def chunk_ids(self) -> tuple[str, ...]: ...
+
+    def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]: ...
+
+    def search_many(self, queries: Sequence[str], k: int) -> list[list[Scored]]: ...
+
+
+class RankedSearch:
+    """``search``, ``search_many`` and ``rank_many`` for an index that ranks chunk positions in ``_rank``.
+
+    Every index here scores all its queries at once and ranks positions; only
+    how it scores differs, so the three entry points are written once.
+    """
+
+    __slots__ = ()
+
+    def search(self: _Ranks, query: str, k: int) -> list[Scored]:
+        """The ``k`` best chunks for ``query``, best first."""
+        if not isinstance(query, str):
+            raise parameter_error(f"{type(self).__name__}.search", "query", "a str", query)
+        return self.search_many([query], k)[0]
+
+    def search_many(self: _Ranks, queries: Sequence[str], k: int) -> list[list[Scored]]:
+        """:meth:`search` for every query, scored together."""
+        return to_scored(self.chunk_ids, self._rank(queries, k, function=f"{type(self).__name__}.search_many"))
+
+    def rank_many(self: _Ranks, queries: Sequence[str], k: int) -> list[Ranked]:
+        """:meth:`search_many` as columns: each query's chunk positions and scores, best first."""
+        return self._rank(queries, k, function=f"{type(self).__name__}.rank_many")
