@@ -123,11 +123,13 @@ def ranking(root: str, config: str, question: str, depth: int) -> pd.DataFrame:
 
 
 def item(root: str, question: str) -> EvalItem | None:
-    """The question record, when the workspace has questions."""
+    """The question record, when the workspace has questions: its gold evidence found
+    in the documents when the workspace has those too."""
     ws = workspace(root)
     if ws.questions_path is None:
         return None
-    return next((entry for entry in ws.questions if entry.id == question), None)
+    items = ws.resolved[0] if ws.documents_path is not None else ws.questions
+    return next((entry for entry in items if entry.id == question), None)
 
 
 def documents(root: str) -> dict[str, str] | None:

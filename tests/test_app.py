@@ -175,3 +175,16 @@ def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
     assert uploaded.chunks(first) == sample.chunks(first)
     assert uploaded.questions == sample.questions
     assert uploaded.evaluate().to_dataframe().loc[first].to_dict() == sample_scores(first)
+
+
+def test_question_drill_down_shows_the_gold_passage_from_the_document() -> None:
+    workspace = load_workspace(SAMPLE)
+    items, _ = workspace.resolved
+    entry = next(item for item in items if item.gold)
+    app = page(start(config="bm25-recursive-500-0", k="5", question=entry.id), "questions.py")
+    no_problems(app)
+    assert select(app, "Question").value == entry.id
+    texts = [element.value for element in app.text]
+    assert entry.question in texts
+    gold = entry.gold[0].span
+    assert workspace.documents[gold.doc_id][gold.start : gold.end] in texts
