@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-# _WORD is score_answer's word rule: marking reuses it so that marking and scoring agree word for word.
-from .answers import _WORD, score_answer, words
+# WORD is score_answer's word rule: marking reuses it so that marking and scoring agree word for word.
+from .answers import CITATION, WORD, score_answer, words
 from .chunking import Tokenizer
 from .errors import ContextGridError, InputFileError
 from .generation import DEFAULT_TOKENIZER, context_from_chunks
@@ -96,7 +96,6 @@ CLASSES: dict[str, str] = {
 }
 """The CSS classes a piece of a marked answer can carry, and what each means (the legend)."""
 
-_CITATION = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
 
 _STYLE = """<style>
 .cg-answer{font-size:15px;line-height:1.9;white-space:pre-wrap;word-break:break-word}
@@ -411,7 +410,7 @@ def mark_answer(text: str, context: AssembledContext) -> tuple[Piece, ...]:
 
     def plain_and_words(stretch: str) -> None:
         start = 0
-        for match in _WORD.finditer(stretch):
+        for match in WORD.finditer(stretch):
             if match.start() > start:
                 pieces.append(Piece(stretch[start : match.start()], ""))
             word = match.group()
@@ -420,7 +419,7 @@ def mark_answer(text: str, context: AssembledContext) -> tuple[Piece, ...]:
         if start < len(stretch):
             pieces.append(Piece(stretch[start:], ""))
 
-    for marker in _CITATION.finditer(text):
+    for marker in CITATION.finditer(text):
         plain_and_words(text[cursor : marker.start()])
         numbers = [int(number) for number in re.findall(r"\d+", marker.group())]
         valid = all(1 <= number <= passages for number in numbers)

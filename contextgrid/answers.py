@@ -2,8 +2,9 @@
 
 The word rule: an answer, a context or a chunk is reduced to the set of its
 words, where a word is a run of letters and digits (apostrophes inside a
-word are kept, so "don't" is one word), compared case-insensitively. Word
-*sets* are compared, so repetition neither helps nor hurts.
+word are kept, so "don't" is one word), compared case-insensitively.
+Citation markers (``[2]``, ``[1, 3]``) are not words: they name passages.
+Word *sets* are compared, so repetition neither helps nor hurts.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from collections.abc import Iterable
 from .errors import ContextGridError
 from .records import Answer, AnswerScore, AssembledContext, Chunk, EvalItem
 
-__all__ = ["ABSTENTION_PHRASES", "GROUNDEDNESS_FLOOR", "is_abstention", "score_answer", "words"]
+__all__ = ["ABSTENTION_PHRASES", "CITATION", "GROUNDEDNESS_FLOOR", "WORD", "is_abstention", "score_answer", "words"]
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+"""A word: letters and digits, with apostrophes inside it (the word rule of every lexical score here)."""
+CITATION = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
+"""A citation marker, ``[2]`` or ``[1, 3]``: it names passages, it is not one of the answer's words."""
 
 ABSTENTION_PHRASES: tuple[str, ...] = (
     "do not contain",
@@ -43,14 +47,14 @@ GROUNDEDNESS_FLOOR = 0.5
 
 
 def words(text: str) -> frozenset[str]:
-    """The set of lowercased words in ``text``.
+    """The set of lowercased words in ``text``, citation markers such as ``[2]`` left out.
 
     Examples
     --------
-    >>> sorted(words("Refunds: 30 days -- don't wait!"))
+    >>> sorted(words("Refunds: 30 days [2] -- don't wait!"))
     ['30', 'days', "don't", 'refunds', 'wait']
     """
-    return frozenset(match.casefold().replace("’", "'") for match in _WORD.findall(text))
+    return frozenset(match.casefold().replace("’", "'") for match in WORD.findall(CITATION.sub(" ", text)))
 
 
 def is_abstention(text: str) -> bool:

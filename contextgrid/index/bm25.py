@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..answers import _WORD
+from ..answers import WORD
 from ..errors import ContextGridError
 from ..params import check_k
 from ..records import Chunk
@@ -43,7 +43,7 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("Refunds: 30 days -- don't wait, REFUNDS!")
     ['refunds', '30', 'days', "don't", 'wait', 'refunds']
     """
-    return [match.casefold().replace("’", "'") for match in _WORD.findall(text)]
+    return [match.casefold().replace("’", "'") for match in WORD.findall(text)]
 
 
 @RETRIEVERS.register("bm25")
