@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .errors import ContextGridError
-from .metrics.base import BUILTIN_METRICS, Qrels
+from .metrics.base import BUILTIN_METRICS, METRICS, Qrels
 from .params import check_k
 from .records import Chunk
-from .scoring import first_relevant_ranks, per_query
+from .scoring import ranked_grades, score_questions
 
 __all__ = [
     "TIE_TOLERANCE",
@@ -61,12 +62,19 @@ def question_scores(
     cutoff = check_k(k, function="question_scores")
     if isinstance(metrics, str) or not metrics:
         raise ContextGridError(f"question_scores: metrics must be a non-empty sequence of names, got {metrics!r}")
-    columns = {f"{metric}@{cutoff}": per_query(qrels, run, metric, cutoff) for metric in dict.fromkeys(metrics)}
-    hits = per_query(qrels, run, "hit_rate", cutoff)
-    ranks = first_relevant_ranks(qrels, run)
-    frame = pd.DataFrame(columns, index=pd.Index(list(ranks), name="question"), dtype="float64")
-    frame["first_relevant_rank"] = pd.array(list(ranks.values()), dtype="Int64")
-    frame["failing"] = [hits[question] == 0.0 for question in frame.index]
+    # One ranked-grade matrix, the whole ranking deep, serves every metric at k and the first relevant rank.
+    batch = ranked_grades(qrels, run, None)
+    columns = {
+        f"{metric}@{cutoff}": score_questions(METRICS.get(metric), batch, qrels, run, cutoff)
+        for metric in dict.fromkeys(metrics)
+    }
+    frame = pd.DataFrame(columns, index=pd.Index(batch.question_ids, name="question"), dtype="float64")
+    found = np.isfinite(batch.first_hit)
+    frame["first_relevant_rank"] = pd.array(
+        [int(rank) if hit else None for rank, hit in zip(batch.first_hit.tolist(), found.tolist(), strict=True)],
+        dtype="Int64",
+    )
+    frame["failing"] = batch.first_hit > cutoff
     first = next(iter(columns))
     frame["_question"] = frame.index
     ordered = frame.sort_values(["failing", first, "_question"], ascending=[False, True, True], kind="stable")

@@ -13,11 +13,19 @@ from .log import WarningLog
 from .metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS, Metric, Qrels
 from .params import check_k, check_ks
 
-__all__ = ["evaluate", "first_relevant_ranks", "mean_rank_of_first_relevant", "per_query", "score_questions"]
+__all__ = [
+    "evaluate",
+    "first_relevant_ranks",
+    "mean_rank_of_first_relevant",
+    "per_query",
+    "ranked_grades",
+    "score_questions",
+]
 
 
-def _batch(qrels: Qrels, run: Mapping[str, Sequence[str]], depth: int | None) -> RankedGrades:
-    """The ranked-grade matrix, straight from the columns when both inputs are tables.
+def ranked_grades(qrels: Qrels, run: Mapping[str, Sequence[str]], depth: int | None) -> RankedGrades:
+    """The ranked-grade matrix of the scored questions, ``depth`` ranks deep (``None``: all),
+    straight from the columns when both inputs are tables.
 
     Only when both are: a table cannot hold a repeated chunk id at all, while the
     dict path refuses repeats only for the questions it scores.
@@ -98,7 +106,7 @@ def evaluate(
     """
     cutoffs = check_ks(ks, function="evaluate")
     resolved = _resolve_metrics(metrics, function="evaluate")
-    batch = _batch(qrels, run, max(cutoffs))
+    batch = ranked_grades(qrels, run, max(cutoffs))
     if len(batch) == 0:
         return {}
     scores: dict[str, float] = {}
@@ -133,7 +141,7 @@ def per_query(qrels: Qrels, run: Mapping[str, Sequence[str]], metric: str, k: in
     if not isinstance(metric, str):
         raise parameter_error("per_query", "metric", "a registered metric name (a str)", metric)
     resolved = METRICS.get(metric)
-    batch = _batch(qrels, run, cutoff)
+    batch = ranked_grades(qrels, run, cutoff)
     column = score_questions(resolved, batch, qrels, run, cutoff)
     return dict(zip(batch.question_ids, column.tolist(), strict=True))
 
@@ -160,7 +168,7 @@ def mean_rank_of_first_relevant(
     >>> print(log.entries[0])
     CAUTION [score] (mean_rank_of_first_relevant): 1 of 3 questions retrieved no relevant chunk and are not in this mean
     """
-    batch = _batch(qrels, run, None)
+    batch = ranked_grades(qrels, run, None)
     found = np.isfinite(batch.first_hit)
     missed = len(batch) - int(found.sum())
     if missed and warnings is not None:
@@ -183,7 +191,7 @@ def first_relevant_ranks(qrels: Qrels, run: Mapping[str, Sequence[str]]) -> dict
     >>> cg.first_relevant_ranks({"q1": {"c1": 2}, "q2": {"c4": 1}, "q3": {}}, {"q1": ["x", "c1"], "q2": ["y"]})
     {'q1': 2, 'q2': None}
     """
-    batch = _batch(qrels, run, None)
+    batch = ranked_grades(qrels, run, None)
     return {
         question: int(rank) if np.isfinite(rank) else None
         for question, rank in zip(batch.question_ids, batch.first_hit.tolist(), strict=True)
