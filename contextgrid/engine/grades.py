@@ -7,7 +7,9 @@ prefix sums of this matrix.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from itertools import chain
 from numbers import Integral
@@ -161,6 +163,23 @@ def _check_chunk_ids(question_ids: list[str], rankings: list[Sequence[str]]) -> 
             )
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while Python objects are made by the million.
+
+    The checks below make one short-lived set per ranking and a list per run; the
+    collections those allocations trigger would scan every live object of the
+    caller's process (its runs and qrels included) and find nothing to free.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def build_ranked_grades(
     qrels: Mapping[str, Mapping[str, int]],
     run: Mapping[str, Sequence[str]],
@@ -172,6 +191,13 @@ def build_ranked_grades(
     A question is scored when at least one chunk has a grade above 0; a scored
     question the run never answered gets an empty ranking.
     """
+    with _collector_paused():
+        return _lay_out(qrels, run, depth)
+
+
+def _lay_out(
+    qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[str]], depth: int | None
+) -> RankedGrades:
     _check_judgements(qrels)
     if not isinstance(run, Mapping):
         raise ContextGridError(f"run must be a mapping of question id to a list of chunk ids, got {type(run).__name__}")
