@@ -13,9 +13,12 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["curves_plot", "grid_heatmap", "pair_scatter", "pivot_heatmap"]
+__all__ = ["LABELLED_CELLS", "curves_plot", "grid_heatmap", "pair_scatter", "pivot_heatmap"]
 
 _SCALE = "Viridis"
+LABELLED_CELLS = 400
+"""Above this many cells a heatmap leaves its cells unlabelled (hover still tells): a browser draws
+thousands of text labels slowly, and nobody reads them."""
 
 
 def _labels(values: Sequence[object]) -> list[str]:
@@ -23,7 +26,8 @@ def _labels(values: Sequence[object]) -> list[str]:
 
 
 def grid_heatmap(grid: pd.DataFrame, best: Mapping[str, Sequence[str]] | None = None) -> Any:
-    """Configurations (rows) x ``metric@k`` (columns), each cell its score; the best per column starred.
+    """Configurations (rows) x ``metric@k`` (columns), each cell its score; the best per column starred
+    (in the cell when it is labelled, see :data:`LABELLED_CELLS`, and in the hover text).
 
     ``grid`` holds only score columns (see :func:`contextgrid.grid.score_columns`);
     ``best`` is what :func:`contextgrid.grid.best_per_column` returns.
@@ -44,11 +48,11 @@ def grid_heatmap(grid: pd.DataFrame, best: Mapping[str, Sequence[str]] | None = 
             x=_labels(list(grid.columns)),
             y=_labels(list(grid.index)),
             text=text,
-            texttemplate="%{text}",
+            texttemplate="%{text}" if grid.size <= LABELLED_CELLS else None,
             colorscale=_SCALE,
             zmin=0.0,
             zmax=1.0,
-            hovertemplate="%{y}<br>%{x} = %{z:.4f}<extra></extra>",
+            hovertemplate="%{y}<br>%{x} = %{text}<extra></extra>",
         )
     )
     figure.update_layout(
