@@ -5,112 +5,35 @@ Screenshots land in tests/artifacts/ for a person to look at.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from browsing import ROOT, chromium, new_page, serving, settled, shot
+from playwright.sync_api import Browser, Page, expect
 
 import contextgrid as cg
 from contextgrid.io import read_qrels, read_run
 from contextgrid.workspace import load_workspace
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextmanager
-def _serving() -> Iterator[str]:
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "app.py"),
-        "--server.headless=true",
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
-    ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.status == 200:
-                    break
-        except OSError as error:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                told = process.stderr.read().decode() if process.stderr else ""
-                raise RuntimeError(f"streamlit did not start: {told}") from error
-            time.sleep(0.5)
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with _serving() as url:
+    with serving() as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        raise RuntimeError(f"{CHROMIUM} is missing: tests/run.sh installs Debian's chromium package when run as root")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    opened = context.new_page()
-    opened.set_default_timeout(60_000)
-    yield opened
-    context.close()
-
-
-def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def settled(page: Page) -> None:
-    """Wait until the script run is over: Streamlit shows a 'Running' status while it works."""
-    page.wait_for_load_state("networkidle")
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+    with new_page(browser) as opened:
+        yield opened
 
 
 @pytest.mark.parametrize(
@@ -166,7 +89,7 @@ def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_
 
 
 def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page) -> None:
-    with _serving() as url:
+    with serving() as url:
         page.goto(f"{url}/questions?config=dense-recursive-200-0&k=10&metric=mrr")
         expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
         settled(page)

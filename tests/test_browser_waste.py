@@ -4,28 +4,21 @@ screenshots of docs/diagnosing-failures.md are taken here."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from browsing import ARTIFACTS, ROOT, chromium, new_page, serving
+from browsing import settled as wait
+from playwright.sync_api import Browser, Page, expect
 
 import contextgrid as cg
 from contextgrid.sweep import sweep, sweep_grid
 from contextgrid.waste import workspace_waste
 
-ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "images"
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 HOSTILE = [
     "<script>window.__pwned = 1</script>",
@@ -52,12 +45,6 @@ ITEMS = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile")
@@ -68,62 +55,24 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(hostile: Path) -> Iterator[str]:
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "app.py"),
-        "--server.headless=true",
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
-        "--",
-        "--workspace",
-        str(hostile),
-    ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.status == 200:
-                    break
-        except OSError as error:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                told = process.stderr.read().decode() if process.stderr else ""
-                raise RuntimeError(f"streamlit did not start: {told}") from error
-            time.sleep(0.5)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
+    with serving(hostile) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        raise RuntimeError(f"{CHROMIUM} is missing: tests/run.sh installs Debian's chromium package when run as root")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    opened = context.new_page()
-    opened.set_default_timeout(60_000)
-    yield opened
-    context.close()
+    with new_page(browser) as opened:
+        yield opened
 
 
 def settled(page: Page) -> None:
-    page.wait_for_load_state("networkidle")
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=180_000)
+    wait(page, timeout=180_000)
 
 
 def open_waste(page: Page, server: str, query: dict[str, object]) -> None:

@@ -1,0 +1,105 @@
+"""What the real-browser tests share: a `streamlit run` server and Debian's Chromium, driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(workspace: Path | None = None) -> Iterator[str]:
+    """`streamlit run app.py` on a free port (on ``workspace``, else the sample); yields its URL."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+    ]
+    if workspace is not None:
+        command += ["--", "--workspace", str(workspace)]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError as error:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                told = process.stderr.read().decode() if process.stderr else ""
+                raise RuntimeError(f"streamlit did not start: {told}") from error
+            time.sleep(0.5)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(f"{CHROMIUM} is missing: tests/run.sh installs Debian's chromium package when run as root")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextmanager
+def new_page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    opened = context.new_page()
+    opened.set_default_timeout(60_000)
+    try:
+        yield opened
+    finally:
+        context.close()
+
+
+def settled(page: Page, *, timeout: float = 60_000) -> None:
+    """Wait until the script run is over: Streamlit shows a 'Running' status while it works."""
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
+
+
+def shot(page: Page, name: str, folder: Path = ARTIFACTS) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
