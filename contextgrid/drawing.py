@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import html
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .errors import ContextGridError
 from .records import Span
 from .spans import union
 
-__all__ = ["CLASSES", "Region", "document_html", "regions"]
+__all__ = ["CLASSES", "Region", "document_html", "legend_html", "regions"]
 
 CLASSES: dict[str, str] = {
     "found": "gold evidence that was retrieved",
@@ -172,3 +172,19 @@ def document_html(
         parts.append(marks.get(region.end, ""))
     parts.append("</div>")
     return "".join(parts)
+
+
+def legend_html(colours: Mapping[str, str]) -> str:
+    """A one-line legend of :data:`CLASSES`, each meaning beside a swatch of ``colours[name]``; all escaped.
+
+    Examples
+    --------
+    >>> from contextgrid.drawing import legend_html
+    >>> legend_html({"found": "#2e9e5b"}).count("<span")
+    1
+    """
+    return "&ensp;".join(
+        f'<span style="background:{html.escape(colours[name])};padding:0 6px">&nbsp;</span> {html.escape(meaning)}'
+        for name, meaning in CLASSES.items()
+        if name in colours
+    )

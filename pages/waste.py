@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from contextgrid.drawing import CLASSES, document_html
+from contextgrid.drawing import document_html, legend_html
 from contextgrid.markup import escape_markdown as md
 from contextgrid.metrics import DEFAULT_KS
 from contextgrid.plots.waste import (
@@ -104,13 +104,7 @@ with figures:
     st.dataframe(numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"]))
     exports(waste_split_plot(wastes, title=f"Where the top {k} characters went"), f"waste-split-{question}")
 with drawing:
-    st.caption(
-        "  ".join(
-            f'<span style="background:{COLOURS[name]};padding:0 6px">&nbsp;</span> {md(meaning)}'
-            for name, meaning in CLASSES.items()
-        ),
-        unsafe_allow_html=True,
-    )
+    st.html(legend_html(COLOURS))
     expanded = st.toggle("Show whole documents", help="Otherwise only the text near the evidence and the chunks")
     documents = _data.guard(lambda: _data.documents(root), root=root) or {}
     gold = [entry.span for entry in item.gold if entry.grade > 0]

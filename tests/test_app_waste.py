@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from corpora import DOCUMENTS, ITEMS
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
@@ -14,24 +15,6 @@ from contextgrid.sweep import sweep, sweep_grid
 from contextgrid.waste import measure_waste
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = {
-    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
-    + "Store credit is offered after 30 days and up to 90 days. " * 6,
-    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
-    + "Always light the stove outdoors, away from the tent. " * 8,
-}
-ITEMS = (
-    cg.EvalItem(
-        id="q1",
-        question="How long do I have to return something for a refund?",
-        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
-    ),
-    cg.EvalItem(
-        id="q2",
-        question="How long does one canister last?",
-        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
-    ),
-)
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,8 @@ import filecmp
 from pathlib import Path
 
 import pytest
+from corpora import DOCUMENTS
+from corpora import ITEMS as TINY_ITEMS
 
 import contextgrid as cg
 from contextgrid.cli import main
@@ -12,23 +14,8 @@ from contextgrid.index import build_index, retrieve
 from contextgrid.io import read_chunks, read_qrels, read_run, write_documents, write_questions
 from contextgrid.sweep import SweepConfig, sweep, sweep_grid
 
-DOCUMENTS = {
-    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
-    + "Store credit is offered after 30 days and up to 90 days. " * 6,
-    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
-    + "Always light the stove outdoors, away from the tent. " * 8,
-}
 ITEMS = (
-    cg.EvalItem(
-        id="q1",
-        question="How long do I have to return something for a refund?",
-        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
-    ),
-    cg.EvalItem(
-        id="q2",
-        question="How long does one canister last?",
-        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
-    ),
+    *TINY_ITEMS,
     cg.EvalItem(id="q3", question="Do you ship to Mars?"),
 )
 GRID = sweep_grid(chunkers=["fixed_chars", "recursive"], sizes=[120, 300], overlaps=[0], retrievers=["bm25", "dense"])

@@ -105,3 +105,13 @@ def test_a_megabyte_document_with_fifty_chunks_draws_in_under_two_seconds() -> N
     document_html("big", text, gold=gold, chunks=chunks)
     document_html("big", text, gold=gold, chunks=chunks, expanded=True)
     assert time.perf_counter() - began < 2.0
+
+
+def test_the_legend_escapes_its_colours_and_meanings() -> None:
+    from contextgrid.drawing import CLASSES, legend_html
+
+    page = legend_html({"found": '"><script>x</script>', "missed": "#d7301f"})
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page
+    assert page.count("<span") == 2
+    assert all(meaning in page for name, meaning in CLASSES.items() if name in ("found", "missed"))

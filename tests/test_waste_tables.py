@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from corpora import DOCUMENTS, ITEMS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,26 +160,6 @@ def test_inputs_are_checked() -> None:
 def test_a_question_the_run_never_answered_is_all_missed() -> None:
     row = question_waste([ITEM], {}, CHUNKS, 5).loc["q1"]
     assert (row["gold_retrieved"], row["missed"], row["character_recall"], row["chunks_retrieved"]) == (0, 100, 0, 0)
-
-
-DOCUMENTS = {
-    "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
-    + "Store credit is offered after 30 days and up to 90 days. " * 6,
-    "stove.md": "The Ember stove burns for 90 minutes on one 230 g canister.\n\n"
-    + "Always light the stove outdoors, away from the tent. " * 8,
-}
-ITEMS = (
-    cg.EvalItem(
-        id="q1",
-        question="How long do I have to return something for a refund?",
-        anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
-    ),
-    cg.EvalItem(
-        id="q2",
-        question="How long does one canister last?",
-        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
-    ),
-)
 
 
 @pytest.fixture(scope="module")
