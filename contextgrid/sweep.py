@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from .io import write_chunks, write_documents, write_qrels, write_questions, wri
 from .log import WarningLog
 from .records import Chunk, EvalItem
 from .resolver import SpanResolver
-from .workspace import MANIFEST
+from .workspace import MANIFEST, manifest_text
 
 __all__ = ["SweepConfig", "SweepReport", "sweep", "sweep_grid"]
 
@@ -140,36 +140,6 @@ class _Ledger:
         (self.root / LEDGER).write_text(json.dumps(sorted(self.owned | self.wrote), indent=1) + "\n")
 
 
-def _toml(value: object) -> str:
-    # JSON strings and numbers are valid TOML.
-    return json.dumps(value)
-
-
-def _manifest(name: str, configs: Iterable[SweepConfig]) -> str:
-    lines = [
-        "# Written by contextgrid sweep.",
-        f"name = {_toml(name)}",
-        'documents = "documents.jsonl"',
-        'questions = "questions.jsonl"',
-    ]
-    for config in configs:
-        lines += [
-            "",
-            "[[config]]",
-            f"name = {_toml(config.name)}",
-            f'run = "runs/{config.name}.trec"',
-            f'qrels = "qrels/{config.chunking}.trec"',
-            f'chunks = "chunks/{config.chunking}.jsonl"',
-            "[config.params]",
-            f"chunker = {_toml(config.chunker)}",
-            f"size = {config.size}",
-            f"overlap = {config.overlap}",
-            f"retriever = {_toml(config.retriever)}",
-            f"depth = {config.depth}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
 def sweep(
     documents: Mapping[str, str],
     items: Sequence[EvalItem],
@@ -246,7 +216,30 @@ def sweep(
             written.append(config)
         if not written:
             raise ContextGridError(f"sweep: every configuration failed: {failed}")
-        ledger.claim(MANIFEST).write_text(_manifest(name, written))
+        ledger.claim(MANIFEST).write_text(
+            manifest_text(
+                name,
+                [
+                    {
+                        "name": config.name,
+                        "run": f"runs/{config.name}.trec",
+                        "qrels": f"qrels/{config.chunking}.trec",
+                        "chunks": f"chunks/{config.chunking}.jsonl",
+                        "params": {
+                            "chunker": config.chunker,
+                            "size": config.size,
+                            "overlap": config.overlap,
+                            "retriever": config.retriever,
+                            "depth": config.depth,
+                        },
+                    }
+                    for config in written
+                ],
+                comment="Written by contextgrid sweep.",
+                documents="documents.jsonl",
+                questions="questions.jsonl",
+            )
+        )
     finally:
         ledger.save()
     return SweepReport(folder, tuple(config.name for config in written), failed)

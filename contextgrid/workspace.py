@@ -10,6 +10,7 @@ load lazily, once, the first time they are asked for. The dashboard and the
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import tomllib
@@ -33,7 +34,16 @@ if TYPE_CHECKING:
 
     from .tables import QrelsTable, RunTable
 
-__all__ = ["MANIFEST", "SAMPLE", "Configuration", "ParamValue", "Workspace", "WorkspaceResults", "load_workspace"]
+__all__ = [
+    "MANIFEST",
+    "SAMPLE",
+    "Configuration",
+    "ParamValue",
+    "Workspace",
+    "WorkspaceResults",
+    "load_workspace",
+    "manifest_text",
+]
 
 MANIFEST = "contextgrid.toml"
 """The file that makes a folder a workspace."""
@@ -494,6 +504,43 @@ def _configuration(manifest: _Manifest, root: Path, index: int, table: object, s
         chunks=_path(manifest, root, table, "chunks", subject, index),
         answers=_path(manifest, root, table, "answers", subject, index),
     )
+
+
+def manifest_text(
+    name: str,
+    configs: Sequence[Mapping[str, object]],
+    *,
+    comment: str | None = None,
+    **shared: str,
+) -> str:
+    """The text of a ``contextgrid.toml``: the shared files, then one ``[[config]]`` table per mapping.
+
+    Each mapping gives a configuration's keys (``name``, ``run``, ``qrels``,
+    ``chunks``, ``answers``) and optionally ``params``, a mapping of its own.
+    Values are written as JSON, which TOML reads the same for strings,
+    numbers and booleans.
+
+    Examples
+    --------
+    >>> print(manifest_text("demo", [{"name": "a", "run": "a.trec", "params": {"size": 500}}], qrels="q.trec"), end="")
+    name = "demo"
+    qrels = "q.trec"
+    <BLANKLINE>
+    [[config]]
+    name = "a"
+    run = "a.trec"
+    [config.params]
+    size = 500
+    """
+    lines = [] if comment is None else [f"# {comment}"]
+    lines += [f"name = {json.dumps(name)}", *(f"{key} = {json.dumps(value)}" for key, value in shared.items())]
+    for config in configs:
+        lines += ["", "[[config]]"]
+        lines += [f"{key} = {json.dumps(value)}" for key, value in config.items() if key != "params"]
+        params = config.get("params")
+        if isinstance(params, Mapping) and params:
+            lines += ["[config.params]", *(f"{key} = {json.dumps(value)}" for key, value in params.items())]
+    return "\n".join(lines) + "\n"
 
 
 def load_workspace(path: str | Path) -> Workspace:

@@ -9,7 +9,6 @@ UploadedFile object, and written to a folder named after their hash.
 from __future__ import annotations
 
 import hashlib
-import json
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,7 +22,7 @@ from contextgrid.answer_scores import ScoredAnswer, answers_frame, summarize_ans
 from contextgrid.diagnose import question_scores, ranked_list, shared_scores
 from contextgrid.records import Chunk, EvalItem
 from contextgrid.significance import ComparisonTable, compare_configurations
-from contextgrid.workspace import MANIFEST, Workspace, load_workspace
+from contextgrid.workspace import MANIFEST, Workspace, load_workspace, manifest_text
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data" / "workspace"
 UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
@@ -155,11 +154,6 @@ def comparison(
     return _comparison(root, fingerprint(root), metric, k, tuple(configs), baseline, test, correction)
 
 
-def _toml_string(value: str) -> str:
-    # A JSON string is a valid TOML basic string for any text.
-    return json.dumps(value)
-
-
 def _write_if_changed(path: Path, data: bytes) -> None:
     # Rewriting identical bytes would move the modification time and defeat the cache.
     if not path.exists() or path.read_bytes() != data:
@@ -185,26 +179,25 @@ def uploaded_workspace(
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     root = UPLOADS / digest.hexdigest()[:16]
     (root / "runs").mkdir(parents=True, exist_ok=True)
-    lines = ['name = "uploaded"']
+    names = {}
     for key, upload in shared.items():
         if upload is not None:
             _write_if_changed(root / Path(upload[0]).name, upload[1])
-            lines.append(f"{key} = {_toml_string(Path(upload[0]).name)}")
-    chunks_line = []
+            names[key] = Path(upload[0]).name
     if chunks is not None:
         _write_if_changed(root / Path(chunks[0]).name, chunks[1])
-        chunks_line = [f"chunks = {_toml_string(Path(chunks[0]).name)}"]
-    taken: set[str] = set()
+    configs: list[dict[str, object]] = []
     for name, data in runs:
         file_name = Path(name).name
         _write_if_changed(root / "runs" / file_name, data)
         config = file_name.split(".")[0] or "run"
-        while config in taken:
+        while config in {entry["name"] for entry in configs}:
             config += "'"
-        taken.add(config)
-        lines += ["", "[[config]]", f"name = {_toml_string(config)}", f"run = {_toml_string('runs/' + file_name)}"]
-        lines += chunks_line
-    _write_if_changed(root / MANIFEST, ("\n".join(lines) + "\n").encode())
+        entry: dict[str, object] = {"name": config, "run": f"runs/{file_name}"}
+        if chunks is not None:
+            entry["chunks"] = Path(chunks[0]).name
+        configs.append(entry)
+    _write_if_changed(root / MANIFEST, manifest_text("uploaded", configs, **names).encode())
     return str(root)
 
 
