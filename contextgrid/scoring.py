@@ -17,6 +17,7 @@ __all__ = [
     "evaluate",
     "first_relevant_ranks",
     "mean_rank_of_first_relevant",
+    "mean_scores",
     "per_query",
     "ranked_grades",
     "score_questions",
@@ -106,13 +107,28 @@ def evaluate(
     """
     cutoffs = check_ks(ks, function="evaluate")
     resolved = _resolve_metrics(metrics, function="evaluate")
-    batch = ranked_grades(qrels, run, max(cutoffs))
+    return mean_scores(resolved, ranked_grades(qrels, run, max(cutoffs)), qrels, run, cutoffs, warnings)
+
+
+def mean_scores(
+    metrics: Sequence[type[Metric]],
+    batch: RankedGrades,
+    qrels: Qrels,
+    run: Mapping[str, Sequence[str]],
+    ks: Sequence[int],
+    warnings: WarningLog | None = None,
+) -> dict[str, float]:
+    """:func:`evaluate`'s result from a ranked-grade matrix at least ``max(ks)`` deep, with
+    ``metrics`` and ``ks`` already checked.
+
+    A deeper matrix gives the same numbers: every score at k reads the first k columns only.
+    """
     if len(batch) == 0:
         return {}
     scores: dict[str, float] = {}
-    for metric in resolved:
+    for metric in metrics:
         try:
-            columns = {k: score_questions(metric, batch, qrels, run, k) for k in cutoffs}
+            columns = {k: score_questions(metric, batch, qrels, run, k) for k in ks}
         except Exception as error:  # a plugin's failure is reported, not allowed to sink the run
             if warnings is not None:
                 warnings.caution(

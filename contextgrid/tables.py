@@ -11,10 +11,11 @@ stays fast.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from numbers import Integral, Real
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -27,13 +28,13 @@ if TYPE_CHECKING:
 __all__ = ["QrelsTable", "RunTable"]
 
 IntArray = npt.NDArray[np.int64]
+_T = TypeVar("_T")
 
 # Odd 64-bit constants, murmur3's finaliser, and the masks keeping the first 0..8 bytes of a little-endian word.
 _MIX_QUESTION = np.uint64(0x9E3779B97F4A7C15)
 _MIX_LENGTH = np.uint64(0xD6E8FEB86659FD93)
 _FINAL = (np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53))
 _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_SHIFT_LIMIT = np.uint64(63)
 _BUCKETS = 1 << 24
 _BUCKET_SHIFTS = (np.uint64(0), np.uint64(24), np.uint64(40))
 _PADDING_ALLOWANCE = 1 << 21
@@ -80,8 +81,9 @@ def _check_ids(values: pa.Array, name: str, *context: pa.Array) -> None:
         raise RowError(row, _row_text(row, *context), f"expected a {name}, got none")
 
 
-def _question_codes(question_id: pa.Array) -> tuple[npt.NDArray[np.int32], pa.Array]:
-    """Codes of the question ids in order of first appearance, and the ids themselves.
+def _question_codes(question_id: pa.Array) -> tuple[npt.NDArray[np.int32], pa.Array, IntArray | None]:
+    """Codes of the question ids in order of first appearance, the ids themselves, and where each
+    question's rows start (plus the row count) when the rows are grouped by question, else ``None``.
 
     A file written by a retriever lists each question's rows together: then
     the codes follow from where the id changes, hashing one id per question
@@ -92,13 +94,15 @@ def _question_codes(question_id: pa.Array) -> tuple[npt.NDArray[np.int32], pa.Ar
 
     n = len(question_id)
     if n > 1:
-        changes = np.flatnonzero(pc.not_equal(question_id[1:], question_id[:-1]).to_numpy(zero_copy_only=False)) + 1
+        # indices_nonzero, as a boolean array's to_numpy() is a slow conversion.
+        changes = pc.indices_nonzero(pc.not_equal(question_id[1:], question_id[:-1])).to_numpy().astype(np.int64) + 1
         firsts = question_id.take(pa.array(np.concatenate(([0], changes))))
         if len(pc.unique(firsts)) == len(firsts):
-            sizes = np.diff(np.concatenate(([0], changes, [n])))
-            return np.repeat(np.arange(len(firsts), dtype=np.int32), sizes), firsts
+            starts = np.concatenate(([0], changes, [n])).astype(np.int64)
+            return np.repeat(np.arange(len(firsts), dtype=np.int32), np.diff(starts)), firsts, starts
     encoded = question_id.dictionary_encode()
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    return codes, encoded.dictionary, np.arange(n + 1, dtype=np.int64) if n <= 1 else None
 
 
 def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
@@ -114,11 +118,13 @@ def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
 
 
 def _fingerprints(strings: pa.Array) -> npt.NDArray[np.uint64]:
-    """A 64-bit hash of every string, read from the raw UTF-8 buffers eight bytes at a time.
+    """A 64-bit fingerprint of every string, read from the raw UTF-8 buffers eight bytes at a time.
 
-    Each round gathers every string's next eight bytes from an aligned word
-    view, so the cost grows with the longest id in words, not with the total
-    number of bytes.
+    Each round gathers every string's next eight bytes in one go, from a view
+    that reads a little-endian word at every byte offset, so the cost grows
+    with the longest id in words, not with the total number of bytes. Equal
+    strings get equal fingerprints; unequal ones rarely do, and callers
+    compare the strings themselves before concluding anything.
     """
     import pyarrow as pa
 
@@ -127,55 +133,54 @@ def _fingerprints(strings: pa.Array) -> npt.NDArray[np.uint64]:
     wide = pa.types.is_large_string(strings.type)
     raw = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)[strings.offset : strings.offset + n + 1]
     offsets = raw.astype(np.int64)
-    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
     starts = offsets[:-1]
     lengths = np.diff(offsets)
-    # The bytes as aligned little-endian words, with a spare word at the end to read past the last string.
-    words = np.zeros(len(data) // 8 + 2, dtype="<u8")
-    words.view(np.uint8)[: len(data)] = data
-    last = len(words) - 2
-    hashes = lengths.astype(np.uint64)
+    end = int(offsets[-1]) if n else 0
+    # A copy with eight spare bytes, so that a word read at the last string's start stays inside it.
+    padded = np.zeros(end + 8, dtype=np.uint8)
+    if end:
+        padded[:end] = np.frombuffer(buffers[2], dtype=np.uint8)[:end]
+    words = np.ndarray((end + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    # The length goes in the top byte, which the first word of a string shorter than 8 bytes leaves empty.
+    fingerprints = lengths.astype(np.uint64) << np.uint64(56)
     for word in range((int(lengths.max(initial=0)) + 7) // 8):
-        at = starts + 8 * word
-        index = np.minimum(at >> 3, last)
-        shift = ((at & 7) * 8).astype(np.uint64)
-        # The eight bytes from ``at``: the rest of its word, then the start of the next (a shift by 64 is undefined,
-        # so the left shift is split in two).
-        chunk = (words[index] >> shift) | ((words[index + 1] << (_SHIFT_LIMIT - shift)) << np.uint64(1))
-        chunk &= _WORD_MASKS[np.minimum(np.maximum(lengths - 8 * word, 0), 8)]
-        hashes ^= chunk
-        _mix(hashes)
-        hashes += _MIX_LENGTH
-    return hashes
+        if word:
+            _mix(fingerprints)
+        left = np.maximum(lengths - 8 * word, 0) if word else lengths
+        # Indexing, not np.take: take is several times slower on a view of unaligned words.
+        chunk = words[np.minimum(starts + 8 * word, end) if word else starts]
+        chunk &= _WORD_MASKS[np.minimum(left, 8)]
+        fingerprints ^= chunk
+    return fingerprints
 
 
-def _repeat_candidates_grouped(codes: npt.NDArray[np.int32], hashes: npt.NDArray[np.uint64]) -> IntArray | None:
-    """Rows whose hash repeats within their question, for rows grouped by question; ``None`` if not grouped.
+def _repeat_candidates_grouped(starts: IntArray, hashes: npt.NDArray[np.uint64]) -> IntArray | None:
+    """Rows whose hash repeats within their question, for rows grouped by question (question j's
+    rows start at ``starts[j]``); ``None`` if a matrix of them would be too sparse.
 
     Each question's hashes become one row of a matrix, sorted row by row: many
     small in-cache sorts instead of one sort of everything. Padding is the
     largest hash value, so it sorts last and only the first ``size`` entries
     of a row (exactly its own hashes, as values) are compared.
     """
-    if len(codes) == 0 or not bool(np.all(codes[1:] >= codes[:-1])):
-        return None
-    sizes = np.bincount(codes)
+    sizes = np.diff(starts)
+    if len(hashes) == 0:
+        return np.zeros(0, dtype=np.int64)
     width = int(sizes.max())
-    if len(sizes) * width > 2 * len(codes) + _PADDING_ALLOWANCE:
+    if len(sizes) * width > 2 * len(hashes) + _PADDING_ALLOWANCE:
         return None
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     if bool(np.all(sizes == width)):
         grid = np.sort(hashes.reshape(len(sizes), width), axis=1)
+        repeats = grid[:, 1:] == grid[:, :-1]
     else:
         grid = np.full((len(sizes), width), np.iinfo(np.uint64).max, dtype=np.uint64)
-        grid[codes, np.arange(len(codes)) - starts[codes]] = hashes
+        grid[np.repeat(np.arange(len(sizes)), sizes), np.arange(len(hashes)) - np.repeat(starts[:-1], sizes)] = hashes
         grid.sort(axis=1)
-    inside = np.arange(1, width) < sizes[:, None]
-    questions = np.flatnonzero(((grid[:, 1:] == grid[:, :-1]) & inside).any(axis=1))
+        repeats = (grid[:, 1:] == grid[:, :-1]) & (np.arange(1, width) < sizes[:, None])
     rows: list[IntArray] = []
-    for question in questions.tolist():
-        start, stop = int(starts[question]), int(starts[question] + sizes[question])
-        values = grid[question, : sizes[question]]
+    for question in np.flatnonzero(repeats.any(axis=1)).tolist():
+        start, stop = int(starts[question]), int(starts[question + 1])
+        values = grid[question, : stop - start]
         repeated = values[1:][values[1:] == values[:-1]]
         rows.append(start + np.flatnonzero(np.isin(hashes[start:stop], repeated)))
     return np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
@@ -195,10 +200,15 @@ def _repeat_candidates_bucketed(codes: npt.NDArray[np.int32], hashes: npt.NDArra
     return rows
 
 
-def _check_distinct_pairs(codes: npt.NDArray[np.int32], chunk_id: pa.Array, *context: pa.Array) -> None:
-    """Refuse a (question, chunk) pair given twice, naming the row of its second appearance."""
+def _check_distinct_pairs(
+    codes: npt.NDArray[np.int32], starts: IntArray | None, chunk_id: pa.Array, *context: pa.Array
+) -> None:
+    """Refuse a (question, chunk) pair given twice, naming the row of its second appearance.
+
+    ``starts`` are where each question's rows start when they are grouped by question, else ``None``.
+    """
     hashes = _fingerprints(chunk_id)
-    candidates = _repeat_candidates_grouped(codes, hashes)
+    candidates = None if starts is None else _repeat_candidates_grouped(starts, hashes)
     if candidates is None:
         candidates = _repeat_candidates_bucketed(codes, hashes)
     if len(candidates) == 0:
@@ -221,17 +231,20 @@ def _starts(codes: npt.NDArray[np.int32], questions: int) -> IntArray:
     return np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=questions)))).astype(np.int64)
 
 
-def _score_order(codes: npt.NDArray[np.int32], score: npt.NDArray[np.float64], chunk_id: pa.Array) -> IntArray | None:
+def _score_order(
+    codes: npt.NDArray[np.int32], starts: IntArray | None, score: npt.NDArray[np.float64], chunk_id: pa.Array
+) -> IntArray | None:
     """Row order ranking each question's rows by score descending, ties by chunk id descending (trec_eval's rule).
 
-    ``None`` when the rows are already in that order, the usual case for a
-    file a retriever wrote.
+    ``starts`` are where each question's rows start when they are grouped by
+    question, else ``None``. The result is ``None`` when the rows are already
+    in that order, the usual case for a file a retriever wrote.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     same_question = codes[1:] == codes[:-1]
-    in_order = bool(np.all(codes[1:] >= codes[:-1])) and bool(np.all(~same_question | (score[1:] <= score[:-1])))
+    in_order = starts is not None and bool(np.all(~same_question | (score[1:] <= score[:-1])))
     order: IntArray | None = None
     if not in_order:
         by_score = np.argsort(-score, kind="stable")
@@ -288,21 +301,25 @@ def _optional_numbers(values: Any, kind: pa.DataType, name: str, context: tuple[
 class _GroupedTable:
     """Rows grouped by question, in order of each question's first appearance."""
 
-    __slots__ = ("_cache", "_ids", "_position", "_starts", "_table")
+    __slots__ = ("_cache", "_derived", "_derived_lock", "_ids", "_position", "_starts", "_table")
 
     _table: pa.Table
     _starts: IntArray
-    _ids: tuple[str, ...]
-    _position: dict[str, int]
+    _ids: tuple[str, ...] | None
+    _position: dict[str, int] | None
     _cache: dict[str, Any]
+    _derived: dict[str, Any]
+    _derived_lock: threading.RLock
 
     def __init__(self, table: pa.Table, starts: IntArray) -> None:
-        ids = tuple(table.column("question_id").combine_chunks().dictionary.to_pylist()) if len(starts) > 1 else ()
         object.__setattr__(self, "_table", table)
         object.__setattr__(self, "_starts", starts)
-        object.__setattr__(self, "_ids", ids)
-        object.__setattr__(self, "_position", {question: i for i, question in enumerate(ids)})
+        # The ids as Python strings, and their positions, are made on first use: scoring a table needs neither.
+        object.__setattr__(self, "_ids", None)
+        object.__setattr__(self, "_position", None)
         object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_derived", {})
+        object.__setattr__(self, "_derived_lock", threading.RLock())
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -323,24 +340,59 @@ class _GroupedTable:
     @property
     def question_ids(self) -> tuple[str, ...]:
         """The questions, in order of first appearance."""
-        return self._ids
+        ids = self._ids
+        if ids is None:
+            ids = tuple(self.question_array.to_pylist())
+            object.__setattr__(self, "_ids", ids)
+        return ids
+
+    @property
+    def question_array(self) -> pa.Array:
+        """The questions, in order of first appearance, as a pyarrow string array."""
+        import pyarrow as pa
+
+        column = self._table.column("question_id")
+        if len(self._starts) <= 1 or column.num_chunks == 0:
+            return pa.array([], type=pa.string())
+        return column.chunk(0).dictionary if column.num_chunks == 1 else column.combine_chunks().dictionary
 
     @property
     def starts(self) -> IntArray:
         """Row where each question's rows start, plus the row count at the end."""
         return self._starts
 
+    def derived(self, name: str, build: Callable[[], _T]) -> _T:
+        """The value ``build()`` computes from these rows, built on first use and kept with the table.
+
+        The rows never change, so neither does anything computed from them;
+        the scoring engine keeps its per-table layouts here. Threads asking
+        at once get the one value, built once.
+        """
+        if name not in self._derived:
+            with self._derived_lock:
+                if name not in self._derived:
+                    self._derived[name] = build()
+        value: _T = self._derived[name]
+        return value
+
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._starts) - 1
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._ids)
+        return iter(self.question_ids)
+
+    def _positions(self) -> dict[str, int]:
+        position = self._position
+        if position is None:
+            position = {question: i for i, question in enumerate(self.question_ids)}
+            object.__setattr__(self, "_position", position)
+        return position
 
     def __contains__(self, key: object) -> bool:
-        return key in self._position
+        return key in self._positions()
 
     def _rows(self, key: str) -> tuple[int, int]:
-        index = self._position[key]
+        index = self._positions()[key]
         return int(self._starts[index]), int(self._starts[index + 1])
 
     def __repr__(self) -> str:
@@ -407,24 +459,27 @@ class RunTable(_GroupedTable, Mapping[str, tuple[str, ...]]):
         for column, name in ((scores, "score"), (ranks, "rank")):
             if column is not None and len(column) != len(questions):
                 raise ContextGridError(f"the {name} column must have one value per row, got {len(column)}")
-        codes, dictionary = _question_codes(questions)
-        _check_distinct_pairs(codes, chunks, *context)
+        codes, dictionary, starts = _question_codes(questions)
+        _check_distinct_pairs(codes, starts, chunks, *context)
         if scores is not None:
             values = scores.to_numpy(zero_copy_only=False)
-            if np.isnan(values).any():
+            # min() is NaN when any value is: one pass, where isnan().any() makes two.
+            if len(values) and np.isnan(values.min()):
                 row = _first(np.isnan(values))
                 raise RowError(row, _row_text(row, *context, scores), "expected a score that is a number, got NaN")
-            order = _score_order(codes, values, chunks)
+            order = _score_order(codes, starts, values, chunks)
         elif ranks is not None:
             order = _rank_order(codes, ranks.to_numpy(zero_copy_only=False), *context)
         else:
-            order = None if bool(np.all(codes[1:] >= codes[:-1])) else np.argsort(codes, kind="stable")
+            order = None if starts is not None else np.argsort(codes, kind="stable")
         if order is not None:
             indices = pa.array(order)
             codes, chunks = codes[order], chunks.take(indices)
             scores = None if scores is None else scores.take(indices)
-        starts = _starts(codes, len(dictionary))
-        ranks_out = (np.arange(len(codes), dtype=np.int64) - starts[codes] + 1).astype(np.int32)
+        if order is not None or starts is None:
+            starts = _starts(codes, len(dictionary))
+        sizes = np.diff(starts)
+        ranks_out = np.arange(1, len(codes) + 1, dtype=np.int32) - np.repeat(starts[:-1].astype(np.int32), sizes)
         table = pa.table(
             {
                 "question_id": pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), dictionary),
@@ -497,7 +552,7 @@ class RunTable(_GroupedTable, Mapping[str, tuple[str, ...]]):
         """``{question_id: [chunk_id, ...]}``, best first."""
         chunks = self._table.column("chunk_id").to_pylist()
         bounds = self._starts.tolist()
-        return {question: chunks[bounds[i] : bounds[i + 1]] for i, question in enumerate(self._ids)}
+        return {question: chunks[bounds[i] : bounds[i + 1]] for i, question in enumerate(self.question_ids)}
 
 
 class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
@@ -548,12 +603,13 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
         if (values < 0).any():
             row = _first(values < 0)
             raise RowError(row, _row_text(row, *context), "expected a grade that is a whole number, 0 or more")
-        codes, dictionary = _question_codes(questions)
-        _check_distinct_pairs(codes, chunks, *context)
-        if not bool(np.all(codes[1:] >= codes[:-1])):
+        codes, dictionary, starts = _question_codes(questions)
+        _check_distinct_pairs(codes, starts, chunks, *context)
+        if starts is None:
             order = np.argsort(codes, kind="stable")
             indices = pa.array(order)
             codes, chunks, grades = codes[order], chunks.take(indices), grades.take(indices)
+            starts = _starts(codes, len(dictionary))
         table = pa.table(
             {
                 "question_id": pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), dictionary),
@@ -561,7 +617,7 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
                 "grade": grades,
             }
         )
-        return cls(table, _starts(codes, len(dictionary)))
+        return cls(table, starts)
 
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> QrelsTable:
@@ -615,5 +671,5 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
         bounds = self._starts.tolist()
         return {
             question: dict(zip(chunks[bounds[i] : bounds[i + 1]], grades[bounds[i] : bounds[i + 1]], strict=True))
-            for i, question in enumerate(self._ids)
+            for i, question in enumerate(self.question_ids)
         }

@@ -186,14 +186,7 @@ def test_columnar_grades_equal_the_dict_path(
     judged: dict[str, dict[str, int]], run: dict[str, list[str]], depth: int | None
 ) -> None:
     # Questions the dict path keeps with an empty ranking are absent from a table; both must lay out the same.
-    from_dicts = build_ranked_grades(judged, run, depth)
-    from_tables = ranked_grades_from_tables(QrelsTable.from_dict(judged), RunTable.from_dict(run), depth)
-    assert from_tables.question_ids == from_dicts.question_ids
-    np.testing.assert_array_equal(from_tables.gains, from_dicts.gains)
-    np.testing.assert_array_equal(from_tables.ideal, from_dicts.ideal)
-    np.testing.assert_array_equal(from_tables.relevant, from_dicts.relevant)
-    assert from_tables.gains.shape == from_dicts.gains.shape
-    assert from_tables.ideal.shape == from_dicts.ideal.shape
+    assert_same_grades(judged, run, depth)
 
 
 @settings(max_examples=150, deadline=None)
@@ -241,3 +234,65 @@ def test_evaluate_and_per_query_score_tables_as_they_score_dicts() -> None:
     assert cg.per_query(*tables, "ndcg", 3) == cg.per_query(qrels, run, "ndcg", 3)
     assert cg.mean_rank_of_first_relevant(*tables) == cg.mean_rank_of_first_relevant(qrels, run)
     assert cg.first_relevant_ranks(*tables) == cg.first_relevant_ranks(qrels, run)
+
+
+def assert_same_grades(judged: dict[str, dict[str, int]], run: dict[str, list[str]], depth: int | None) -> None:
+    from_dicts = build_ranked_grades(judged, run, depth)
+    from_tables = ranked_grades_from_tables(QrelsTable.from_dict(judged), RunTable.from_dict(run), depth)
+    assert from_tables.question_ids == from_dicts.question_ids
+    np.testing.assert_array_equal(from_tables.gains, from_dicts.gains)
+    np.testing.assert_array_equal(from_tables.ideal, from_dicts.ideal)
+    np.testing.assert_array_equal(from_tables.relevant, from_dicts.relevant)
+
+
+def test_judgements_are_found_in_shallow_rankings_row_by_row() -> None:
+    # Few relevant judgements against many retrieved rows: each is compared with its question's row.
+    judged = {f"q{i}": {f"c{i}": 2, f"c{i + 1}": 1, "x": 0} for i in range(30)}
+    run = {f"q{i}": [f"c{j}" for j in range(i, i + 10)][::-1] for i in range(40)}
+    assert_same_grades(judged, run, 10)
+
+
+def test_judgements_are_found_in_deep_rankings_by_search() -> None:
+    # Many relevant judgements against few retrieved rows: the retrieved (row, chunk) pairs are looked up instead.
+    judged = {f"q{i}": {f"c{j}": 1 + j % 2 for j in range(40)} for i in range(20)}
+    run = {"q3": [f"c{j}" for j in range(50, 0, -3)], "q7": ["c5", "zz", "c39"], "q99": ["c1"]}
+    assert_same_grades(judged, run, None)
+    assert_same_grades(judged, run, 4)
+
+
+def test_a_qrels_table_lays_itself_out_once_for_every_run() -> None:
+    qrels = QrelsTable.from_dict({"q1": {"c1": 2, "c2": 0}, "q2": {"c3": 1}, "q3": {"c4": 0}})
+    one = ranked_grades_from_tables(qrels, RunTable.from_dict({"q1": ["c2", "c1"]}), 2)
+    other = ranked_grades_from_tables(qrels, RunTable.from_dict({"q2": ["c3"]}), 2)
+    assert one.relevant is other.relevant  # one layout, shared: so it is read-only
+    with pytest.raises(ValueError, match="read-only"):
+        one.relevant[0] = 5
+    one.question_ids.append("mine")  # each matrix has its own list of questions
+    assert other.question_ids == ["q1", "q2"]
+
+
+def test_derived_values_are_built_once_even_when_threads_ask_at_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    table = QrelsTable.from_dict({"q1": {"c1": 2}})
+    builds: list[int] = []
+
+    def build() -> list[int]:
+        builds.append(1)
+        return builds
+
+    with ThreadPoolExecutor(4) as pool:
+        values = list(pool.map(lambda _: table.derived("test", build), range(16)))
+    assert builds == [1]
+    assert all(value is builds for value in values)
+
+
+def test_question_ids_are_the_questions_in_order_of_first_appearance() -> None:
+    run = RunTable.from_columns(["q2", "q1", "q2", "q3"], ["a", "b", "c", "d"])
+    assert run.question_ids == ("q2", "q1", "q3")
+    assert run.question_array.to_pylist() == ["q2", "q1", "q3"]
+    assert len(run) == 3
+    assert "q1" in run
+    assert "q9" not in run
+    empty = RunTable.from_columns([], [])
+    assert (empty.question_ids, empty.question_array.to_pylist(), len(empty)) == ((), [], 0)

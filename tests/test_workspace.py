@@ -7,16 +7,23 @@ import math
 import re
 import runpy
 import string
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
+import contextgrid.io
+from contextgrid.engine.columns import ranked_grades_from_tables
 from contextgrid.errors import ContextGridError, InputFileError
 from contextgrid.records import AnswerRecord
-from contextgrid.workspace import Configuration, Workspace, load_workspace
+from contextgrid.workspace import Configuration, Workspace, WorkspaceResults, load_workspace
 
 REPO = Path(__file__).resolve().parent.parent
 HANDMADE = REPO / "sample_data" / "handmade"
@@ -434,3 +441,144 @@ def test_handmade_manifest_mentions_every_file_it_ships() -> None:
     manifest = (HANDMADE / "contextgrid.toml").read_text()
     shipped = {str(path.relative_to(HANDMADE)) for path in HANDMADE.rglob("*") if path.is_file()} - {"contextgrid.toml"}
     assert shipped == set(re.findall(r'= "([^"]+\.(?:trec))"', manifest))
+
+
+# Concurrency and the kept ranked-grade matrix.
+
+SAMPLES = [REPO / "sample_data" / "workspace", HANDMADE]
+
+
+def plain(workspace: Workspace, name: str) -> tuple[dict[str, dict[str, int]], dict[str, list[str]]]:
+    """A configuration's qrels and run as plain dicts, which contextgrid scores on its dict path."""
+    return workspace.qrels(name).to_dict(), workspace.run(name).to_dict()
+
+
+def in_threads(count: int, work: Callable[[], object]) -> list[object]:
+    """``work()`` on ``count`` threads released at the same moment, in thread order."""
+    barrier = threading.Barrier(count)
+
+    def start() -> object:
+        barrier.wait()
+        return work()
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(lambda _: start(), range(count)))
+
+
+@pytest.mark.parametrize("root", SAMPLES, ids=["workspace", "handmade"])
+@pytest.mark.parametrize("k", [1, 3, 5, 20, 25])
+def test_per_query_is_contextgrid_per_query_on_dicts_for_every_configuration(root: Path, k: int) -> None:
+    workspace = load_workspace(root)
+    workspace.evaluate()  # per_query then reads the matrices evaluate() kept, up to 20 ranks deep
+    for metric in cg.available_metrics():
+        columns = {name: cg.per_query(*plain(workspace, name), metric, k) for name in workspace.names}
+        # Questions in order of first appearance, configuration by configuration; NaN where one is not scored.
+        questions = list(dict.fromkeys(question for scores in columns.values() for question in scores))
+        expected = pd.DataFrame(
+            {name: [scores.get(q, math.nan) for q in questions] for name, scores in columns.items()},
+            index=pd.Index(questions, name="question"),
+            dtype="float64",
+        )
+        expected.columns.name = "config"
+        pd.testing.assert_frame_equal(workspace.per_query(metric, k), expected, check_exact=True)
+
+
+@pytest.mark.parametrize("root", SAMPLES, ids=["workspace", "handmade"])
+@pytest.mark.parametrize("ks", [cg.DEFAULT_KS, (3,), (2, 30)])
+def test_evaluate_is_contextgrid_evaluate_on_dicts_for_every_configuration(root: Path, ks: tuple[int, ...]) -> None:
+    results = load_workspace(root).evaluate(ks=ks)
+    workspace = load_workspace(root)
+    for name in workspace.names:
+        assert dict(results[name].scores) == cg.evaluate(*plain(workspace, name), ks=ks)
+
+
+def test_a_metric_without_a_kernel_is_scored_question_by_question(tiny: Path) -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class FirstHitMetric:
+        name = "first_hit_test"
+        version = "1"
+
+        def evaluate(self, judgements: Mapping[str, int], ranked: Sequence[str], k: int) -> float:
+            return 1.0 if any(judgements.get(chunk, 0) > 0 for chunk in ranked[:1]) else 0.0
+
+    cg.METRICS.register("first_hit_test")(FirstHitMetric)
+    workspace = load_workspace(tiny)
+    results = workspace.evaluate(ks=[1, 3], metrics=["first_hit_test", "hit_rate"])
+    frame = workspace.per_query("first_hit_test", 3)
+    for name, qrels, run in (("a", QRELS, RUN_A), ("b", QRELS_B, RUN_B)):
+        assert dict(results[name].scores) == cg.evaluate(qrels, run, ks=[1, 3], metrics=["first_hit_test", "hit_rate"])
+        assert frame[name].dropna().to_dict() == cg.per_query(qrels, run, "first_hit_test", 3)
+
+
+def test_threads_asking_for_one_file_at_once_get_the_one_table_read_once() -> None:
+    workspace = load_workspace(HANDMADE)
+    name = workspace.names[0]
+    tables = in_threads(8, lambda: workspace.run(name))
+    assert all(table is tables[0] for table in tables)
+    assert workspace.run(name).to_dict() == contextgrid.io.read_run(workspace.config(name).run).to_dict()
+
+
+def test_different_files_load_at_once_and_one_file_is_built_once() -> None:
+    workspace = load_workspace(HANDMADE)
+    started, release = threading.Event(), threading.Event()
+    builds: list[str] = []
+
+    def slow() -> str:
+        builds.append("slow")
+        started.set()
+        assert release.wait(10)
+        return "slow"
+
+    with ThreadPoolExecutor(3) as pool:
+        first = pool.submit(workspace._load, ("test", "slow"), slow)
+        assert started.wait(10)
+        waiting = pool.submit(workspace._load, ("test", "slow"), slow)  # the same key: waits for the first build
+        other = pool.submit(workspace._load, ("test", "quick"), lambda: "quick")
+        assert other.result(timeout=10) == "quick"  # not held up by the slow build of another key
+        assert not waiting.done()
+        release.set()
+        assert first.result(timeout=10) == waiting.result(timeout=10) == "slow"
+    assert builds == ["slow"]
+
+
+def test_a_loader_may_load_other_files_while_it_loads() -> None:
+    workspace = load_workspace(REPO / "sample_data" / "workspace")
+    # The resolved questions load the documents and questions inside their own load, on any thread.
+    resolved, documents = in_threads(2, lambda: workspace.resolved)[0], workspace.documents
+    assert workspace.resolved is resolved
+    assert workspace.documents is documents
+    assert len(resolved[0]) == len(workspace.questions)
+
+
+def test_workspaces_evaluated_from_several_threads_agree_with_one_evaluated_alone() -> None:
+    alone = load_workspace(HANDMADE).evaluate()
+    shared = load_workspace(HANDMADE)
+    for results in in_threads(3, shared.evaluate):
+        assert isinstance(results, WorkspaceResults)
+        assert results.results == alone.results
+
+
+def test_the_first_failing_configuration_in_manifest_order_is_the_one_reported(tiny: Path) -> None:
+    (tiny / "runs" / "a.trec").write_text("not a run\n")
+    (tiny / "runs" / "b.trec").write_text("nor this\n")
+    with pytest.raises(InputFileError, match=r"a\.trec"):
+        load_workspace(tiny).evaluate()
+
+
+def test_the_ranked_grade_matrix_is_built_once_twenty_deep_and_shared_read_only() -> None:
+    workspace = load_workspace(HANDMADE)
+    name = workspace.names[1]
+    qrels, run = workspace.qrels(name), workspace.run(name)
+    shallow, again = workspace.ranked_grades(name, 3), workspace.ranked_grades(name, max(cg.DEFAULT_KS))
+    assert shallow.gains is again.gains  # one build serves every depth up to 20
+    expected = ranked_grades_from_tables(qrels, run, max(cg.DEFAULT_KS))
+    assert shallow.question_ids == expected.question_ids
+    np.testing.assert_array_equal(shallow.gains, expected.gains)
+    np.testing.assert_array_equal(shallow.ideal, expected.ideal)
+    with pytest.raises(ValueError, match="read-only"):
+        shallow.gains[0, 0] = 9
+    deep = workspace.ranked_grades(name, 30)  # deeper than what is kept: built for the call
+    assert deep.gains is not workspace.ranked_grades(name, 30).gains
+    np.testing.assert_array_equal(deep.gains, ranked_grades_from_tables(qrels, run, 30).gains)
+    with pytest.raises(ContextGridError, match="at least 1"):
+        workspace.ranked_grades(name, 0)

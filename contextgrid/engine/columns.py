@@ -1,23 +1,49 @@
-"""The ranked-grade matrix built straight from a :class:`RunTable` and a :class:`QrelsTable`, by a join.
+"""The ranked-grade matrix built straight from a :class:`RunTable` and a :class:`QrelsTable`.
 
 It is the same :class:`~contextgrid.engine.grades.RankedGrades` that
 :func:`~contextgrid.engine.grades.build_ranked_grades` makes from dicts (same
 rows, in the qrels order of the scored questions; same columns), without
-building a Python list per question: only the run rows within the cut-off
-are joined to the relevant judgements.
+building a Python list per question. The qrels' side (which questions are
+scored, their relevant chunks, the ideal rankings) is laid out once per
+table; for each run, only the rows within the cut-off are matched to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from ..tables import QrelsTable, RunTable
-from .grades import IntArray, RankedGrades, _ideal_grades
+from .grades import IdealLayout, IntArray, RankedGrades, _ideal_layout, _ideal_matrix
 
 __all__ = ["ranked_grades_from_tables"]
+
+CodeArray = npt.NDArray[np.int32]
+_Array = TypeVar("_Array", bound=npt.NDArray[Any])
+Matches = tuple[IntArray, IntArray]
+"""The judgements found in the run (indices into the relevant judgements) and the column each is at."""
+
+# Matching by comparing each relevant judgement with its question's whole row of retrieved chunks is
+# quickest while that is not much more work than the rows themselves; past this, sort and search instead.
+_COMPARISONS_PER_ROW = 4
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """The scored questions of a qrels table and their relevant judgements, as numbers."""
+
+    question_ids: list[str]
+    questions: Any  # the same ids, a pyarrow array: a run's questions are looked up in it
+    relevant: IntArray
+    chunks: Any  # the distinct relevant chunk ids, a pyarrow array: a run's chunks are looked up in it
+    rows: IntArray  # each relevant judgement's matrix row, its chunk's index in ``chunks``, and its grade
+    codes: CodeArray
+    grades: IntArray
+    ideal: IdealLayout
 
 
 def _codes(table: Any) -> IntArray:
@@ -26,6 +52,77 @@ def _codes(table: Any) -> IntArray:
     if not chunks:
         return np.zeros(0, dtype=np.int64)
     return np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in chunks]).astype(np.int64)
+
+
+def _lookup(values: Any, known: Any) -> CodeArray:
+    """The index of each of ``values`` in the distinct ``known`` (-1 where absent), by pyarrow's hash lookup."""
+    import pyarrow.compute as pc
+
+    if len(known) == 0:
+        return np.full(len(values), -1, dtype=np.int32)
+    found = pc.index_in(values, value_set=known).fill_null(-1)
+    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int32)
+
+
+def _frozen(values: _Array) -> _Array:
+    values.flags.writeable = False
+    return values
+
+
+def _judged(qrels: QrelsTable) -> _Judged:
+    """Kept with the table and shared by every run scored against it, so its arrays are made read-only."""
+    import pyarrow as pa
+
+    owner = _codes(qrels.table)
+    grades = qrels.table.column("grade").to_numpy().astype(np.int64)
+    n_all = len(qrels)
+    is_relevant = grades > 0
+    relevant_all = np.bincount(owner, weights=is_relevant, minlength=n_all).astype(np.int64)
+    scored = np.flatnonzero(relevant_all > 0)
+    questions = qrels.question_array.take(pa.array(scored))
+    row_of_owner = np.full(n_all, -1, dtype=np.int64)
+    row_of_owner[scored] = np.arange(len(scored))
+    chunks = qrels.table.column("chunk_id").combine_chunks().filter(pa.array(is_relevant)).dictionary_encode()
+    return _Judged(
+        question_ids=questions.to_pylist(),
+        questions=questions,
+        relevant=_frozen(relevant_all[scored]),
+        chunks=chunks.dictionary,
+        rows=_frozen(row_of_owner[owner[is_relevant]]),
+        codes=_frozen(chunks.indices.to_numpy(zero_copy_only=False).astype(np.int32)),
+        grades=_frozen(grades[is_relevant]),
+        ideal=_ideal_layout(owner, grades, scored, n_all),
+    )
+
+
+def _match_in_rows(judged: _Judged, shape: tuple[int, int], cells: IntArray, codes: CodeArray) -> Matches:
+    """Each relevant judgement's column in its row of retrieved chunks, for those retrieved: lay the
+    retrieved chunks out as a matrix (``cells`` index it flat) and compare each judgement with its row."""
+    if shape[1] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    retrieved = np.full(shape[0] * shape[1], -1, dtype=np.int32)
+    retrieved[cells] = codes
+    same = retrieved.reshape(shape)[judged.rows] == judged.codes[:, None]
+    column = np.argmax(same, axis=1)
+    matched = np.flatnonzero(same[np.arange(len(same)), column])
+    return matched, column[matched]
+
+
+def _match_by_search(judged: _Judged, width: int, cells: IntArray, codes: CodeArray) -> Matches:
+    """The same matches as :func:`_match_in_rows`, found by a binary search for each retrieved
+    (row, chunk) among the judgements' sorted keys: for rankings too deep to compare row by row."""
+    if len(judged.rows) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    chunks = np.int64(len(judged.chunks))
+    keys = judged.rows * chunks + judged.codes
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    known = codes >= 0
+    cells = cells[known]
+    wanted = cells // width * chunks + codes[known]
+    at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+    hit = sorted_keys[at] == wanted
+    return order[at[hit]], cells[hit] % width
 
 
 def ranked_grades_from_tables(
@@ -51,47 +148,45 @@ def ranked_grades_from_tables(
 
     qrels = QrelsTable.from_dict(qrels)
     run = RunTable.from_dict(run)
-    owner = _codes(qrels.table)
-    grades = qrels.table.column("grade").to_numpy().astype(np.int64)
-    n_all = len(qrels)
-    relevant_all = np.bincount(owner, weights=grades > 0, minlength=n_all).astype(np.int64)
-    scored = np.flatnonzero(relevant_all > 0)
-    relevant = relevant_all[scored]
-    question_ids = [qrels.question_ids[i] for i in scored.tolist()]
+    judged = qrels.derived("engine.judged", lambda: _judged(qrels))
+    n = len(judged.question_ids)
 
     # Row of the matrix for each of the run's questions, -1 for those not scored.
-    row_of_question = {question: row for row, question in enumerate(question_ids)}
-    run_row = np.fromiter((row_of_question.get(q, -1) for q in run.question_ids), dtype=np.int64, count=len(run))
+    run_row = _lookup(run.question_array, judged.questions)
     sizes = np.diff(run.starts)
-    lengths = np.zeros(len(question_ids), dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
     answered = run_row >= 0
     lengths[run_row[answered]] = sizes[answered]
     longest = int(lengths.max(initial=0))
     width = longest if depth is None else min(depth, longest)
 
     # A table's rows are grouped by question with ranks 1, 2, 3 ...: the top ``width`` of question j are
-    # rows starts[j] .. starts[j] + width, so only those are gathered.
+    # rows starts[j] .. starts[j] + width, which go to cells row_j * width .. row_j * width + width of the
+    # matrix, laid out flat.
     cut = np.minimum(sizes, width) * answered
-    rows = np.repeat(run_row, cut)
-    columns = np.arange(int(cut.sum())) - np.repeat(np.cumsum(cut) - cut, cut)
-    positions = np.repeat(run.starts[:-1], cut) + columns
-    retrieved = pa.table(
-        {"row": rows, "column": columns, "chunk_id": run.table.column("chunk_id").take(pa.array(positions))}
-    )
-    relevant_rows = grades > 0
-    row_of_owner = np.full(n_all, -1, dtype=np.int64)
-    row_of_owner[scored] = np.arange(len(scored))
-    judged = pa.table(
-        {
-            "row": row_of_owner[owner[relevant_rows]],
-            "chunk_id": qrels.table.column("chunk_id").filter(pa.array(relevant_rows)),
-            "grade": grades[relevant_rows],
-        }
-    )
-    hits = retrieved.join(judged, keys=["row", "chunk_id"], join_type="inner")
-    gains = np.zeros((len(question_ids), width), dtype=np.int64)
-    gains[hits.column("row").to_numpy(), hits.column("column").to_numpy()] = hits.column("grade").to_numpy()
+    total = int(cut.sum())
+    before = np.cumsum(cut) - cut
+    step = np.arange(total)
+    cells = np.repeat(run_row * width - before, cut) + step
+    chunk_ids = run.table.column("chunk_id")
+    if total == run.num_rows:
+        codes = _lookup(chunk_ids, judged.chunks)
+    else:
+        positions = np.repeat(run.starts[:-1] - before, cut) + step
+        # Looking every row up beats gathering the strings first unless most rows are left out.
+        if 2 * total >= run.num_rows:
+            codes = _lookup(chunk_ids, judged.chunks)[positions]
+        else:
+            codes = _lookup(chunk_ids.take(pa.array(positions)), judged.chunks)
 
-    ideal_width = int(relevant.max(initial=0)) if depth is None else min(depth, int(relevant.max(initial=0)))
-    ideal = _ideal_grades(owner, grades, scored, n_all, ideal_width)
-    return RankedGrades(question_ids, gains, ideal, relevant)
+    if len(judged.rows) * width <= _COMPARISONS_PER_ROW * total:
+        matched, at = _match_in_rows(judged, (n, width), cells, codes)
+    else:
+        matched, at = _match_by_search(judged, width, cells, codes)
+    # Column-major: the metrics run down one rank (column) at a time.
+    gains = np.zeros((n, width), dtype=np.int64, order="F")
+    gains[judged.rows[matched], at] = judged.grades[matched]
+
+    most = int(judged.relevant.max(initial=0))
+    ideal = _ideal_matrix(judged.ideal, n, most if depth is None else min(depth, most))
+    return RankedGrades(list(judged.question_ids), gains, ideal, judged.relevant)

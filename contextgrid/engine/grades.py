@@ -8,12 +8,13 @@ prefix sums of this matrix.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from itertools import chain
 from numbers import Integral
 from operator import methodcaller
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,27 +51,36 @@ class RankedGrades:
         return prefix[:, min(k, prefix.shape[1]) - 1]
 
     @cached_property
+    def found(self) -> npt.NDArray[np.bool_]:
+        """Where a relevant chunk was retrieved."""
+        return self.gains > 0
+
+    @cached_property
     def hits(self) -> FloatArray:
         """Relevant chunks within the top ``r + 1``."""
-        return np.cumsum(self.gains > 0, axis=1, dtype=np.float64)
+        found = self.found
+        return _running_sums(found.shape, lambda column: found[:, column])
 
     @cached_property
     def precision_sums(self) -> FloatArray:
         """Sum of precision@r over the relevant ranks r within the top ``r + 1``."""
-        ranks = np.arange(1, self.gains.shape[1] + 1, dtype=np.float64)
-        return np.cumsum(np.where(self.gains > 0, self.hits / ranks, 0.0), axis=1)
+        found, hits = self.found, self.hits
+        ranks = np.arange(1, found.shape[1] + 1, dtype=np.float64)
+        return _running_sums(
+            found.shape, lambda column: np.where(found[:, column], hits[:, column] / ranks[column], 0.0)
+        )
 
     @cached_property
     def first_hit(self) -> FloatArray:
         """Rank of the first relevant chunk, ``inf`` where none was retrieved."""
-        found = self.gains > 0
+        found = self.found
         first = np.argmax(found, axis=1).astype(np.float64) + 1.0 if found.shape[1] else np.zeros(len(self))
         return np.where(found.any(axis=1), first, np.inf)
 
     @staticmethod
     def _discounted(grades: IntArray) -> FloatArray:
         discounts = np.log2(np.arange(2, grades.shape[1] + 2, dtype=np.float64))
-        return np.cumsum(grades / discounts, axis=1)
+        return _running_sums(grades.shape, lambda column: grades[:, column] / discounts[column])
 
     @cached_property
     def dcg(self) -> FloatArray:
@@ -79,6 +89,23 @@ class RankedGrades:
     @cached_property
     def idcg(self) -> FloatArray:
         return self._discounted(self.ideal)
+
+
+def _running_sums(shape: tuple[int, ...], term: Callable[[int], npt.NDArray[Any]]) -> FloatArray:
+    """Running sums along the rows of the matrix whose columns are ``term(0), term(1), ...``.
+
+    The same additions, in the same order, as ``np.cumsum(matrix, axis=1,
+    dtype=float64)``, made column by column: numpy's cumsum along short rows
+    pays per row, and no matrix of the terms is made (a large allocation costs
+    more than the arithmetic).
+    """
+    sums = np.empty(shape, dtype=np.float64, order="F")
+    for column in range(shape[1]):
+        if column:
+            np.add(sums[:, column - 1], term(column), out=sums[:, column])
+        else:
+            sums[:, 0] = term(0)
+    return sums
 
 
 def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
@@ -236,7 +263,7 @@ def _lay_out(
         for chunk_id, grade in judgements.items()
         if grade > 0 and chunk_id in top
     ]
-    gains = np.zeros((len(question_ids), width), dtype=np.int64)
+    gains = np.zeros((len(question_ids), width), dtype=np.int64, order="F")
     if found:
         rows, positions, values = np.array(found, dtype=np.int64).T
         gains[rows, positions] = values
@@ -247,8 +274,12 @@ def _lay_out(
     return RankedGrades(question_ids, gains, ideal, relevant)
 
 
-def _ideal_grades(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int, width: int) -> IntArray:
-    """Each scored question's relevant grades, best first, ``width`` deep."""
+IdealLayout = tuple[IntArray, IntArray, IntArray]
+"""Each relevant judgement's row, position in its row's ideal ranking, and grade: the ideal matrix at any width."""
+
+
+def _ideal_layout(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int) -> IdealLayout:
+    """Where each relevant grade goes in the ideal ranking of its scored question (best first)."""
     keep = grades > 0
     owner, grades = owner[keep], grades[keep]
     # owner is already ascending, so one sort on (owner, best grade first) packed in an int64 orders each row.
@@ -259,7 +290,18 @@ def _ideal_grades(owner: IntArray, grades: IntArray, scored: IntArray, n_all: in
     position = np.arange(len(owner)) - starts[owner]
     row_of = np.full(n_all, -1, dtype=np.int64)
     row_of[scored] = np.arange(len(scored))
+    return row_of[owner], position, grades
+
+
+def _ideal_matrix(layout: IdealLayout, questions: int, width: int) -> IntArray:
+    """The ideal grades of ``questions`` rows, ``width`` deep."""
+    rows, position, grades = layout
     take = position < width
-    ideal = np.zeros((len(scored), width), dtype=np.int64)
-    ideal[row_of[owner[take]], position[take]] = grades[take]
+    ideal = np.zeros((questions, width), dtype=np.int64)
+    ideal[rows[take], position[take]] = grades[take]
     return ideal
+
+
+def _ideal_grades(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int, width: int) -> IntArray:
+    """Each scored question's relevant grades, best first, ``width`` deep."""
+    return _ideal_matrix(_ideal_layout(owner, grades, scored, n_all), len(scored), width)
