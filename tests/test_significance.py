@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import contextgrid as cg
 from contextgrid.errors import ContextGridError, InvalidParameterError, QuestionMismatchError, UnknownPluginError
-from contextgrid.plots import interval_plot
+from contextgrid.plots import interval_chart, interval_plot
 from contextgrid.significance import (
     CORRECTIONS,
     PAIRED_TESTS,
@@ -27,6 +27,7 @@ from contextgrid.significance import (
     compare_pair,
     correct_p_values,
 )
+from contextgrid.significance.resampling import GATHERED_PAIRS, bootstrap_mean_differences
 
 TESTS = ("permutation", "ttest", "wilcoxon")
 
@@ -386,6 +387,26 @@ def test_records_refuse_inconsistent_values() -> None:
 # --- the interval plot ----------------------------------------------------------------------------------------------
 
 
+def test_interval_chart_draws_each_difference_with_its_interval() -> None:
+    table = compare_configurations(three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999)
+    spec = interval_chart(table)
+    rows = spec["data"]["values"]
+    assert [row["row"] for row in rows] == ["▲ dense", "▼ tiny", "same"]
+    for row, comparison in zip(rows, table.comparisons, strict=True):
+        assert row["config"] == comparison.a
+        assert (row["low"], row["difference"], row["high"]) == (
+            comparison.ci_low,
+            comparison.difference,
+            comparison.ci_high,
+        )
+        assert row["verdict"] == comparison.verdict
+        assert row["p corrected"] == comparison.p_adjusted
+    assert spec["title"] == interval_plot(table).layout.title.text
+    assert interval_chart(table, title="mine")["title"] == "mine"
+    with pytest.raises(InvalidParameterError, match="'table' parameter of interval_chart"):
+        interval_chart({"not": "a table"})  # type: ignore[arg-type]
+
+
 def test_interval_plot_draws_each_difference_with_its_interval() -> None:
     table = compare_configurations(three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999)
     figure = interval_plot(table)
@@ -402,3 +423,16 @@ def test_interval_plot_draws_each_difference_with_its_interval() -> None:
     assert interval_plot(table, title="mine").layout.title.text == "mine"
     with pytest.raises(InvalidParameterError, match="'table' parameter of interval_plot"):
         interval_plot({"not": "a table"})  # type: ignore[arg-type]
+
+
+def test_the_bootstrap_gives_the_same_means_whichever_way_it_sums() -> None:
+    # Up to GATHERED_PAIRS pairs the resampled differences are summed directly; more pairs go through
+    # counted draws and a matrix product. Same draws, so the same means up to rounding.
+    scores = np.random.default_rng(3).random((5, 2_000))
+    few = (np.array([1, 2]), np.array([0, 0]))
+    many = (np.array([1, 2, 3, 4]), np.array([0, 0, 0, 0]))
+    assert len(few[0]) <= GATHERED_PAIRS < len(many[0])
+    summed = bootstrap_mean_differences(scores, *few, n_resamples=3_000, rng=np.random.default_rng(9))
+    counted = bootstrap_mean_differences(scores, *many, n_resamples=3_000, rng=np.random.default_rng(9))
+    np.testing.assert_allclose(summed, counted[:, :2], rtol=0, atol=1e-12)
+    assert not np.array_equal(summed[:, 0], summed[:, 1])

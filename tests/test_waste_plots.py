@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
 from contextgrid.plots.waste import (
@@ -22,10 +23,7 @@ from contextgrid.plots.waste import (
     waste_split_plot,
 )
 from contextgrid.report import figure_html, figure_png
-from contextgrid.waste import coverage_by_configuration, measure_waste, question_waste, retrieved_table
-
-GOLD = [cg.Span("d", 100, 200)]
-BANDS = {"cfg": [(1, cg.Span("d", 120, 300)), (2, cg.Span("d", 0, 150)), (3, cg.Span("other", 0, 50))]}
+from contextgrid.waste import coverage_by_configuration, measure_waste, retrieved_table
 
 
 def bars(figure: Any, kind: str) -> list[tuple[str, float, float]]:
@@ -84,18 +82,6 @@ def test_waste_split_plot_stacks_the_waste_counts() -> None:
     }
 
 
-ITEMS = [
-    cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),)),
-    cg.EvalItem(id="q2", question="?", gold=(cg.GoldSpan(cg.Span("d", 400, 450)),)),
-]
-CHUNKS = [
-    cg.Chunk("c1", cg.Span("d", 0, 150), "<script>alert(1)</script>"),
-    cg.Chunk("c2", cg.Span("d", 120, 300), "second"),
-    cg.Chunk("c3", cg.Span("d", 400, 500), "third"),
-]
-RUN = {"q1": ["c2", "c1"], "q2": ["c1", "c3"]}
-
-
 def test_rank_heatmap_holds_the_coverage_and_escaped_excerpts() -> None:
     table = retrieved_table(ITEMS, RUN, CHUNKS, 3)
     figure = rank_heatmap(table, 3, config="<i>a</i>")
@@ -106,11 +92,6 @@ def test_rank_heatmap_holds_the_coverage_and_escaped_excerpts() -> None:
     assert figure.data[0].customdata[0][1] == "c1: &lt;script&gt;alert(1)&lt;/script&gt;"
     assert figure.data[0].customdata[0][2] == "nothing retrieved"
     assert "&lt;i&gt;a&lt;/i&gt;" in figure.layout.title.text
-
-
-def waste_frame() -> pd.DataFrame:
-    frames = {name: question_waste(ITEMS, run, CHUNKS, 2) for name, run in {"a": RUN, "b": {"q1": ["c1"]}}.items()}
-    return pd.concat(frames, names=["config", "question"])
 
 
 def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
@@ -127,15 +108,7 @@ def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
 
 
 def test_precision_recall_plot_places_each_configuration() -> None:
-    summary = pd.DataFrame(
-        {
-            "recall@5": [1.0, 0.5],
-            "character_precision": [0.08, 0.6],
-            "share_gold": [0.05, 0.5],
-            "retrieved_total": [9e3, 4e2],
-        },
-        index=pd.Index(["big<chunks>", "small"], name="config"),
-    )
+    summary = SUMMARY
     figure = precision_recall_plot(summary, 5)
     assert [(trace.name, trace.x, trace.y) for trace in figure.data] == [
         ("big&lt;chunks&gt;", (1.0,), (0.08,)),

@@ -10,7 +10,7 @@ HTML in labels and hover text.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -95,6 +95,69 @@ def _axis(length: int, spans: Sequence[Span], margin: int, expanded: bool) -> tu
     return _Axis(np.array(real), np.array(shown)), gaps
 
 
+@dataclass(frozen=True, slots=True)
+class _SpanBars:
+    """What :func:`span_map` draws, apart from how: the bars (class, row, span, hover text) in drawing order,
+    the rows top to bottom, the x mapping and the hidden gaps (x, characters)."""
+
+    bars: list[tuple[str, str, Span, str]]
+    rows: list[str]
+    axis: _Axis
+    gaps: list[tuple[float, int]]
+
+    @property
+    def axis_title(self) -> str:
+        return "character offset" + (" (stretches far from any span shrunk)" if self.gaps else "")
+
+    @property
+    def ticks(self) -> list[int]:
+        """The document offsets labelled on the x axis: the ends of every region."""
+        return sorted({int(value) for value in self.axis.real})
+
+
+def _span_bars(
+    doc_id: str,
+    length: int,
+    gold: Sequence[Span],
+    bands: Mapping[str, Sequence[tuple[int, Span]]],
+    margin: int,
+    expanded: bool,
+    label: Callable[[str], str],
+) -> _SpanBars:
+    """The bars of :func:`span_map`; ``label`` turns a configuration name into its row label."""
+    if not isinstance(length, int) or length < 0:
+        raise ContextGridError(f"span_map: length must be a whole number, 0 or more, got {length!r}")
+    gold = union(span for span in gold if span.doc_id == doc_id)
+    chosen = {name: sorted((r, s) for r, s in chunks if s.doc_id == doc_id) for name, chunks in bands.items()}
+    everything = [*gold, *(span for chunks in chosen.values() for _, span in chunks)]
+    axis, gaps = _axis(length, everything, margin, expanded)
+    bars: dict[str, list[tuple[str, str, Span, str]]] = {name: [] for name in CLASSES}
+    rows: list[str] = []
+    for name, chunks in chosen.items():
+        shown = label(name)
+        gold_row = f"{shown} · gold" if len(chosen) > 1 else "gold"
+        rows.append(gold_row)
+        retrieved = [span for _, span in chunks]
+        for span in intersection(gold, retrieved):
+            bars["found"].append(("found", gold_row, span, "gold evidence, retrieved"))
+        for span in gold:
+            for part in _minus(span, retrieved):
+                bars["missed"].append(("missed", gold_row, part, "gold evidence, never retrieved"))
+        earlier: list[Span] = []
+        for rank, span in chunks:
+            row = f"{shown} · #{rank}" if len(chosen) > 1 else f"#{rank}"
+            rows.append(row)
+            for part in intersection([span], earlier):
+                bars["repeat"].append(("repeat", row, part, f"rank {rank}: already retrieved at a better rank"))
+            for part in _minus(span, earlier):
+                for piece in intersection([part], gold):
+                    bars["found"].append(("found", row, piece, f"rank {rank}: gold evidence"))
+                for piece in _minus(part, gold):
+                    bars["waste"].append(("waste", row, piece, f"rank {rank}: not gold"))
+            earlier.append(span)
+    return _SpanBars([bar for kind in CLASSES for bar in bars[kind]], rows, axis, gaps)
+
+
 def span_map(
     doc_id: str,
     length: int,
@@ -130,38 +193,11 @@ def span_map(
     """
     import plotly.graph_objects as go
 
-    if not isinstance(length, int) or length < 0:
-        raise ContextGridError(f"span_map: length must be a whole number, 0 or more, got {length!r}")
-    gold = union(span for span in gold if span.doc_id == doc_id)
-    chosen = {name: sorted((r, s) for r, s in chunks if s.doc_id == doc_id) for name, chunks in bands.items()}
-    everything = [*gold, *(span for chunks in chosen.values() for _, span in chunks)]
-    axis, gaps = _axis(length, everything, margin, expanded)
-    bars: dict[str, list[tuple[str, Span, str]]] = {name: [] for name in CLASSES}
-    rows: list[str] = []
-    for name, chunks in chosen.items():
-        label = html.escape(name)
-        gold_row = f"{label} · gold" if len(chosen) > 1 else "gold"
-        rows.append(gold_row)
-        retrieved = [span for _, span in chunks]
-        for span in intersection(gold, retrieved):
-            bars["found"].append((gold_row, span, "gold evidence, retrieved"))
-        for span in gold:
-            for part in _minus(span, retrieved):
-                bars["missed"].append((gold_row, part, "gold evidence, never retrieved"))
-        earlier: list[Span] = []
-        for rank, span in chunks:
-            row = f"{label} · #{rank}" if len(chosen) > 1 else f"#{rank}"
-            rows.append(row)
-            for part in intersection([span], earlier):
-                bars["repeat"].append((row, part, f"rank {rank}: already retrieved at a better rank"))
-            for part in _minus(span, earlier):
-                for piece in intersection([part], gold):
-                    bars["found"].append((row, piece, f"rank {rank}: gold evidence"))
-                for piece in _minus(part, gold):
-                    bars["waste"].append((row, piece, f"rank {rank}: not gold"))
-            earlier.append(span)
+    drawn = _span_bars(doc_id, length, gold, bands, margin, expanded, html.escape)
+    axis = drawn.axis
     figure = go.Figure()
-    for kind, entries in bars.items():
+    for kind in CLASSES:
+        entries = [(row, span, what) for bar_kind, row, span, what in drawn.bars if bar_kind == kind]
         starts = [axis(span.start) for _, span, _ in entries]
         figure.add_trace(
             go.Bar(
@@ -175,26 +211,25 @@ def span_map(
                 hovertemplate="%{customdata[2]}<br>characters %{customdata[0]:,}–%{customdata[1]:,}<extra></extra>",
             )
         )
-    for x, hidden in gaps:
+    for x, hidden in drawn.gaps:
         # Inside the plot: a hidden stretch holds no span, so its label covers no bar.
         figure.add_annotation(
             x=x, y=0.5, yref="paper", text=f"⋯<br>{hidden:,}<br>⋯", showarrow=False, font={"size": 9, "color": "#888"}
         )
-    ticks = sorted({float(value) for value in axis.real})
     figure.update_layout(
         barmode="overlay",
         bargap=0.25,
         title=f"{html.escape(doc_id)}<br><sup>what came back, over the document ({length:,} characters)</sup>",
         xaxis={
-            "title": "character offset" + ("" if expanded or not gaps else " (stretches far from any span shrunk)"),
-            "tickvals": [axis(int(t)) for t in ticks],
-            "ticktext": [f"{int(t):,}" for t in ticks],
+            "title": drawn.axis_title,
+            "tickvals": [axis(t) for t in drawn.ticks],
+            "ticktext": [f"{t:,}" for t in drawn.ticks],
             "tickangle": -45,
             "tickfont": {"size": 9},
             "range": [0, float(axis.shown[-1])],
         },
-        yaxis={"categoryorder": "array", "categoryarray": rows[::-1], "type": "category"},
-        height=max(280, 26 * len(rows) + 230),
+        yaxis={"categoryorder": "array", "categoryarray": drawn.rows[::-1], "type": "category"},
+        height=max(280, 26 * len(drawn.rows) + 230),
         # At the foot of the whole figure, below the axis title: never over the title in a narrow column.
         legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0},
         margin={"l": 10, "r": 10, "t": 60, "b": 110},

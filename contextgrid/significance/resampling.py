@@ -30,6 +30,12 @@ BATCH_CELLS = 1 << 22
 questions only, so a pair's result does not depend on how many other pairs ran."""
 
 
+GATHERED_PAIRS = 3
+"""Up to this many pairs, each pair's resampled differences are summed directly; beyond it, counting
+the draws once and one matrix product for every configuration is cheaper. The two agree to rounding,
+and both use the same draws."""
+
+
 def rows_per_batch(n_questions: int, remaining: int) -> int:
     """Resamples drawn per batch: bounded memory whatever the question count."""
     return max(1, min(BATCH_CELLS // n_questions, 4096, remaining))
@@ -95,15 +101,20 @@ def bootstrap_mean_differences(
     """
     n_questions = scores.shape[1]
     transposed = np.ascontiguousarray(scores.T)
+    differences = scores[first] - scores[second]
     out = np.empty((n_resamples, len(first)), dtype=np.float64)
     done = 0
     while done < n_resamples:
         rows = rows_per_batch(n_questions, n_resamples - done)
         picks = rng.integers(0, n_questions, size=(rows, n_questions))
-        # How often each question was drawn in each resample: a resample's mean is then a dot product.
-        offsets = (np.arange(rows) * n_questions)[:, None]
-        drawn = np.bincount((picks + offsets).ravel(), minlength=rows * n_questions).reshape(rows, n_questions)
-        means = (drawn.astype(np.float64) @ transposed) / n_questions
-        out[done : done + rows] = means[:, first] - means[:, second]
+        if len(first) <= GATHERED_PAIRS:
+            for pair, difference in enumerate(differences):
+                out[done : done + rows, pair] = difference[picks].sum(axis=1) / n_questions
+        else:
+            # How often each question was drawn in each resample: a resample's mean is then a dot product.
+            offsets = (np.arange(rows) * n_questions)[:, None]
+            drawn = np.bincount((picks + offsets).ravel(), minlength=rows * n_questions).reshape(rows, n_questions)
+            means = (drawn.astype(np.float64) @ transposed) / n_questions
+            out[done : done + rows] = means[:, first] - means[:, second]
         done += rows
     return out
