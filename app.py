@@ -11,7 +11,7 @@ import sys
 
 import streamlit as st
 
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/grid_on:", default=True),
@@ -30,7 +30,7 @@ SOURCES = {
 
 def _default_workspace() -> str:
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--workspace", default=str(_data.SAMPLE))
+    parser.add_argument("--workspace", default=str(_loading.SAMPLE))
     known, _ = parser.parse_known_args(sys.argv[1:])
     return str(known.workspace)
 

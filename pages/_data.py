@@ -16,15 +16,16 @@ from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from contextgrid import ContextGridError
 from contextgrid.answer_scores import ScoredAnswer, answers_frame, summarize_answers, workspace_answers, worst_first
 from contextgrid.diagnose import question_scores, ranked_list, shared_scores
 from contextgrid.records import Chunk, EvalItem
 from contextgrid.significance import ComparisonTable, compare_configurations
-from contextgrid.workspace import MANIFEST, Workspace, load_workspace, manifest_text
+from contextgrid.workspace import MANIFEST, Workspace, manifest_text
+from pages._loading import cached_workspace, fingerprint, results, workspace
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_data" / "workspace"
 UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
 
 T = TypeVar("T")
@@ -48,30 +49,9 @@ def chosen_root(page: str) -> str:
     return str(root)
 
 
-def fingerprint(root: str) -> str:
-    """A digest of every file under ``root``: its relative path, size and modification time."""
-    digest = hashlib.sha256()
-    base = Path(root)
-    for path in sorted(base.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            digest.update(f"{path.relative_to(base)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _workspace(root: str, version: str) -> Workspace:
-    return load_workspace(root)
-
-
-def workspace(root: str) -> Workspace:
-    """The workspace in ``root``, loaded once per version of its files."""
-    return _workspace(root, fingerprint(root))
-
-
 @st.cache_data(max_entries=16, show_spinner=False)
 def _grid(root: str, version: str) -> pd.DataFrame:
-    return _workspace(root, version).evaluate().to_dataframe()
+    return results(root, version).to_dataframe()
 
 
 def grid(root: str) -> pd.DataFrame:
@@ -79,9 +59,33 @@ def grid(root: str) -> pd.DataFrame:
     return _grid(root, fingerprint(root))
 
 
+_BEST = "font-weight: bold; background-color: #d9f0d3"
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _best_cells(root: str, version: str) -> pd.DataFrame:
+    from contextgrid.grid import best_per_column, score_columns
+
+    grid = _grid(root, version)
+    best = best_per_column(grid)
+    return pd.DataFrame(
+        {label: [_BEST if config in best[label] else "" for config in grid.index] for label in score_columns(grid)},
+        index=grid.index,
+    )
+
+
+def grid_styler(root: str) -> Styler:
+    """The score columns of :func:`grid`, four decimals, the best of each column (ties too) in bold on green."""
+    version = fingerprint(root)
+    marked = _best_cells(root, version)
+    scores = _grid(root, version)[list(marked.columns)]
+    # One CSS frame for the whole table: Styler.highlight_max styles column by column, 30 times slower.
+    return scores.style.format("{:.4f}").apply(lambda _: marked, axis=None)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def _per_query(root: str, version: str, metric: str, k: int) -> pd.DataFrame:
-    return _workspace(root, version).per_query(metric, k)
+    return cached_workspace(root, version).per_query(metric, k)
 
 
 def per_query(root: str, metric: str, k: int) -> pd.DataFrame:
@@ -91,7 +95,7 @@ def per_query(root: str, metric: str, k: int) -> pd.DataFrame:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _question_table(root: str, version: str, config: str, k: int) -> pd.DataFrame:
-    ws = _workspace(root, version)
+    ws = cached_workspace(root, version)
     return question_scores(ws.qrels(config), ws.run(config), k)
 
 
@@ -108,7 +112,7 @@ def _chunks_by_id(ws: Workspace, config: str) -> dict[str, Chunk] | None:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _ranking(root: str, version: str, config: str, question: str, depth: int) -> pd.DataFrame:
-    ws = _workspace(root, version)
+    ws = cached_workspace(root, version)
     qrels = ws.qrels(config)
     run = ws.run(config)
     judgements = qrels.get(question, {})
@@ -218,7 +222,7 @@ def guard(action: Callable[[], T], *, root: str | None = None) -> T:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _scored_answers(root: str, version: str, config: str) -> tuple[ScoredAnswer, ...]:
-    return workspace_answers(_workspace(root, version), config)
+    return workspace_answers(cached_workspace(root, version), config)
 
 
 def answer_configs(root: str) -> list[str]:
@@ -266,7 +270,7 @@ def waste_missing(root: str) -> tuple[str, ...]:
 def _waste_table(root: str, version: str, k: int) -> pd.DataFrame:
     from contextgrid.waste import workspace_waste
 
-    return workspace_waste(_workspace(root, version), k)
+    return workspace_waste(cached_workspace(root, version), k)
 
 
 def waste_table(root: str, k: int) -> pd.DataFrame:
@@ -278,7 +282,7 @@ def waste_table(root: str, k: int) -> pd.DataFrame:
 def _waste_summary(root: str, version: str, k: int) -> pd.DataFrame:
     from contextgrid.waste import configuration_waste
 
-    return configuration_waste(_workspace(root, version), k, table=_waste_table(root, version, k))
+    return configuration_waste(cached_workspace(root, version), k, table=_waste_table(root, version, k))
 
 
 def waste_summary(root: str, k: int) -> pd.DataFrame:
@@ -290,7 +294,7 @@ def waste_summary(root: str, k: int) -> pd.DataFrame:
 def _retrieved(root: str, version: str, config: str, k: int) -> pd.DataFrame:
     from contextgrid.waste import retrieved_table
 
-    ws = _workspace(root, version)
+    ws = cached_workspace(root, version)
     items, _ = ws.resolved
     return retrieved_table(items, ws.run(config), ws.chunks(config), k)
 

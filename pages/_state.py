@@ -34,6 +34,12 @@ def remember(key: str, value: object) -> None:
     st.query_params[key] = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
+def remembered(key: str, options: Sequence[T]) -> list[T]:
+    """The remembered choice under ``key`` as one of ``options`` (a one-item list), or nothing."""
+    wanted = str(st.session_state.get(key, ""))
+    return [option for option in options if str(option) == wanted][:1]
+
+
 def choose(
     label: str,
     options: Sequence[T],

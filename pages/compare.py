@@ -8,15 +8,15 @@ import streamlit as st
 from contextgrid.diagnose import question_changes
 from contextgrid.markup import escape_markdown as md
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from contextgrid.plots import interval_plot
+from contextgrid.plots import interval_chart
 from contextgrid.plots.grid import pair_scatter
 from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 st.title("Compare")
 root = _data.chosen_root(__file__)
 
-workspace = _data.guard(lambda: _data.workspace(root), root=root)
+workspace = _data.guard(lambda: _loading.workspace(root), root=root)
 names = list(workspace.names)
 if len(names) < 2:
     st.info("Comparing needs at least two configurations.")
@@ -35,46 +35,57 @@ with pair[0]:
     a = _state.choose("A", names, "a", default=1)
 with pair[1]:
     b = _state.choose("B (against)", [name for name in names if name != a], "b")
-changes = _data.guard(lambda: question_changes(table, a, b))
-outcomes = changes["outcome"].value_counts()
-counts = st.columns(3)
-counts[0].metric(f"A wins on {label}", int(outcomes.get("win", 0)))
-counts[1].metric("Ties", int(outcomes.get("tie", 0)))
-counts[2].metric("A loses", int(outcomes.get("loss", 0)))
-st.plotly_chart(pair_scatter(changes, a, b, label), width="stretch")
+# Each view runs only when its tab is open (its name is in the URL as ``compare_view``): the test resamples
+# every question thousands of times, which a look at the scatter should not wait for.
+pair_view, winner_view = st.tabs(["A against B", "Is the winner real?"], key="compare_view", bind="query-params")
+if pair_view.open:
+    with pair_view:
+        changes = _data.guard(lambda: question_changes(table, a, b))
+        outcomes = changes["outcome"].value_counts()
+        counts = st.columns(3)
+        counts[0].metric(f"A wins on {label}", int(outcomes.get("win", 0)))
+        counts[1].metric("Ties", int(outcomes.get("tie", 0)))
+        counts[2].metric("A loses", int(outcomes.get("loss", 0)))
+        st.vega_lite_chart(spec=pair_scatter(changes, a, b, label), width="stretch")
 
-up, down = st.columns(2)
-with up:
-    st.subheader(f"Where {md(a)} gained most")
-    st.dataframe(changes[changes["outcome"] == "win"].head(10), width="stretch")
-with down:
-    st.subheader(f"Where {md(a)} lost most")
-    st.dataframe(changes[changes["outcome"] == "loss"].head(10), width="stretch")
-moved = list(changes[changes["outcome"] != "tie"].index[:20])
-if moved:
-    opened = st.selectbox("Open a changed question in the drill-down", moved)
-    if st.button("Open in Questions"):
-        _state.remember("question", opened)
-        _state.remember("config", a)
-        st.switch_page("pages/questions.py")
-
-st.header("Is the winner real?")
-chosen = _state.choose_many("Configurations", names, "configs", default=names)
-if len(chosen) < 2:
-    st.info("Choose at least two configurations.")
-    st.stop()
-settings = st.columns(3)
-baseline = settings[0].selectbox("Baseline", chosen)
-test = settings[1].selectbox("Paired test", sorted(PAIRED_TESTS), index=sorted(PAIRED_TESTS).index("permutation"))
-correction = settings[2].selectbox(
-    "Correction for many comparisons", sorted(CORRECTIONS), index=sorted(CORRECTIONS).index("holm")
-)
-result = _data.guard(lambda: _data.comparison(root, metric, k, chosen, baseline, test, correction), root=root)
-st.dataframe(result.to_dataframe(), width="stretch")
-st.plotly_chart(interval_plot(result), width="stretch")
-for row in result.comparisons:
-    if not row.significant:
-        st.caption(
-            f"{md(row.a)} against {md(baseline)}: a difference of {row.difference:+.4f} in {label} is not significant "
-            f"(corrected p = {row.p_adjusted:.3g}); on these questions it could be luck."
+        up, down = st.columns(2)
+        with up:
+            st.subheader(f"Where {md(a)} gained most")
+            st.dataframe(changes[changes["outcome"] == "win"].head(10), width="stretch")
+        with down:
+            st.subheader(f"Where {md(a)} lost most")
+            st.dataframe(changes[changes["outcome"] == "loss"].head(10), width="stretch")
+        moved = list(changes[changes["outcome"] != "tie"].index[:20])
+        if moved:
+            opened = st.selectbox("Open a changed question in the drill-down", moved)
+            if st.button("Open in Questions"):
+                _state.remember("question", opened)
+                _state.remember("config", a)
+                st.switch_page("pages/questions.py")
+if winner_view.open:
+    with winner_view:
+        # Every configuration at once would run a test per configuration: start with the pair above.
+        chosen = _state.choose_many("Configurations", names, "configs", default=[b, a])
+        if len(chosen) < 2:
+            st.info("Choose at least two configurations.")
+            st.stop()
+        settings = st.columns(3)
+        baseline = settings[0].selectbox("Baseline", chosen, index=chosen.index(b) if b in chosen else 0)
+        test = settings[1].selectbox(
+            "Paired test", sorted(PAIRED_TESTS), index=sorted(PAIRED_TESTS).index("permutation")
         )
+        correction = settings[2].selectbox(
+            "Correction for many comparisons", sorted(CORRECTIONS), index=sorted(CORRECTIONS).index("holm")
+        )
+        with st.spinner("Resampling the questions…"):
+            result = _data.guard(
+                lambda: _data.comparison(root, metric, k, chosen, baseline, test, correction), root=root
+            )
+        st.dataframe(result.to_dataframe(), width="stretch")
+        st.vega_lite_chart(spec=interval_chart(result), width="stretch")
+        for row in result.comparisons:
+            if not row.significant:
+                st.caption(
+                    f"{md(row.a)} against {md(baseline)}: a difference of {row.difference:+.4f} in {label} is not "
+                    f"significant (corrected p = {row.p_adjusted:.3g}); on these questions it could be luck."
+                )

@@ -1,4 +1,8 @@
-"""Overview: the metric@k grid of every configuration, a pivot over two parameters, metric-vs-k curves."""
+"""Overview: the metric@k grid of every configuration, a pivot over two parameters, metric-vs-k curves.
+
+Each view is a tab that runs only when it is open (its name is in the URL as
+``view``), so the page costs one table to draw until a chart is asked for.
+"""
 
 from __future__ import annotations
 
@@ -8,45 +12,59 @@ from contextgrid.grid import best_per_column, metric_curves, parameter_columns, 
 from contextgrid.markup import escape_markdown as md
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.plots.grid import curves_plot, grid_heatmap, pivot_heatmap
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 st.title("Overview")
 root = _data.chosen_root(__file__)
 
+workspace = _data.guard(lambda: _loading.workspace(root), root=root)
+st.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
+pending = st.empty()
+if not _data.guard(lambda: _loading.scored(root), root=root):
+    # The configurations while their runs are read: something to look at, and the browser fetches its
+    # table code meanwhile rather than after.
+    with pending.container():
+        st.caption(f"Scoring {len(workspace.configs)} configurations …")
+        st.dataframe(workspace.parameters(), width="stretch")
 grid = _data.guard(lambda: _data.grid(root), root=root)
+pending.empty()
 scores = grid[score_columns(grid)]
-best = best_per_column(grid)
-workspace = _data.guard(lambda: _data.workspace(root), root=root)
-st.caption(f"Workspace {md(workspace.name)}: {len(grid)} configurations. ★ marks the best value in each column.")
 
-st.subheader("metric@k grid")
-st.dataframe(
-    scores.style.format("{:.4f}").highlight_max(axis=0, props="font-weight: bold; background-color: #d9f0d3"),
-    width="stretch",
+table, heatmap, pivot, curves = st.tabs(
+    ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k"], key="view", bind="query-params"
 )
-st.plotly_chart(grid_heatmap(scores, best), width="stretch")
-st.download_button(
-    "Download the grid as CSV",
-    grid.to_csv().encode(),
-    file_name=f"{workspace.name}-grid.csv",
-    mime="text/csv",
-)
-
-left, right = st.columns(2)
-with left:
-    st.subheader("Two parameters at once")
-    params = list(parameter_columns(grid, varying=True))
-    if len(params) < 2:
-        st.info("A pivot needs two parameters that vary across configurations.")
-    else:
-        metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
-        k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
-        rows = st.selectbox("Rows", params, index=params.index("size") if "size" in params else 0)
-        others = [name for name in params if name != rows]
-        columns = st.selectbox("Columns", others, index=others.index("retriever") if "retriever" in others else 0)
-        label = f"{metric}@{k}"
-        st.plotly_chart(pivot_heatmap(pivot_grid(grid, label, rows=rows, columns=columns), label), width="stretch")
-with right:
-    st.subheader("Metric against k")
-    curve_metric = st.selectbox("Metric to follow over k", list(BUILTIN_METRICS), index=0)
-    st.plotly_chart(curves_plot(metric_curves(grid, curve_metric), curve_metric), width="stretch")
+if table.open:
+    with table:
+        st.caption("The best value in each column is in bold on green.")
+        st.dataframe(_data.grid_styler(root), width="stretch")
+        st.download_button(
+            "Download the grid as CSV",
+            grid.to_csv().encode(),
+            file_name=f"{workspace.name}-grid.csv",
+            mime="text/csv",
+        )
+if heatmap.open:
+    with heatmap:
+        st.vega_lite_chart(spec=grid_heatmap(scores, best_per_column(grid)), width="stretch")
+if pivot.open:
+    with pivot:
+        params = list(parameter_columns(grid, varying=True))
+        if len(params) < 2:
+            st.info("A pivot needs two parameters that vary across configurations.")
+        else:
+            left, middle, right, last = st.columns(4)
+            with left:
+                metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
+            with middle:
+                k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+            rows = right.selectbox("Rows", params, index=params.index("size") if "size" in params else 0)
+            others = [name for name in params if name != rows]
+            columns = last.selectbox("Columns", others, index=others.index("retriever") if "retriever" in others else 0)
+            label = f"{metric}@{k}"
+            st.vega_lite_chart(
+                spec=pivot_heatmap(pivot_grid(grid, label, rows=rows, columns=columns), label), width="stretch"
+            )
+if curves.open:
+    with curves:
+        curve_metric = st.selectbox("Metric to follow over k", list(BUILTIN_METRICS), index=0)
+        st.vega_lite_chart(spec=curves_plot(metric_curves(grid, curve_metric), curve_metric), width="stretch")

@@ -8,12 +8,14 @@ import streamlit as st
 from contextgrid.diagnose import failing_configurations, filter_questions
 from contextgrid.markup import escape_markdown as md
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from pages import _data, _state
+from pages import _data, _loading, _state
+
+QUESTIONS_OFFERED = 200
 
 st.title("Questions")
 root = _data.chosen_root(__file__)
 
-workspace = _data.guard(lambda: _data.workspace(root), root=root)
+workspace = _data.guard(lambda: _loading.workspace(root), root=root)
 left, middle, right = st.columns(3)
 with left:
     config = _state.choose("Configuration", list(workspace.names), "config")
@@ -37,7 +39,12 @@ st.dataframe(shown, width="stretch")
 if shown.empty:
     st.stop()
 st.subheader("One question")
-question = _state.choose("Question", list(shown.index), "question")
+# A select box of thousands of options is slow to draw and no one scrolls it: offer the first rows of the
+# table (and the remembered question); the filters above reach the rest.
+offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", shown.index.tolist())]))
+if len(shown) > QUESTIONS_OFFERED:
+    st.caption(f"The list below offers the first {QUESTIONS_OFFERED} rows; filter the table to reach the others.")
+question = _state.choose("Question", offered, "question")
 row = table.loc[question]
 rank = row["first_relevant_rank"]
 st.metric("Rank of the first relevant chunk", "none retrieved" if pd.isna(rank) else int(rank))

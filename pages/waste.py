@@ -1,8 +1,10 @@
 """Context waste: what came back for a question, drawn over its documents against the gold
-evidence; gold-coverage heatmaps; recall against waste per configuration; exports."""
+evidence; gold-coverage heatmaps; recall against waste per configuration; exports and a report."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -11,6 +13,7 @@ import streamlit as st
 from contextgrid.drawing import document_html, legend_html
 from contextgrid.markup import escape_markdown as md
 from contextgrid.metrics import DEFAULT_KS
+from contextgrid.plots.vega import Spec
 from contextgrid.plots.waste import (
     COLOURS,
     characters_plot,
@@ -20,18 +23,27 @@ from contextgrid.plots.waste import (
     span_map,
     waste_split_plot,
 )
+from contextgrid.plots.waste_charts import (
+    characters_chart,
+    configuration_chart,
+    precision_recall_chart,
+    rank_chart,
+    span_chart,
+    waste_split_chart,
+)
 from contextgrid.report import build_report, figure_html, figure_png
 from contextgrid.waste import coverage_by_configuration, measure_waste
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 
-def exports(figure: Any, name: str) -> None:
-    """The figure, and its downloads: a self-contained HTML page and a PNG (drawn only when asked)."""
-    st.plotly_chart(figure, width="stretch", key=f"chart_{name}")
+def exports(spec: Spec, figure: Callable[[], Any], name: str) -> None:
+    """The chart, and its downloads: the same figure (plotly's, built only when asked) as a self-contained
+    HTML page and as a PNG."""
+    st.vega_lite_chart(spec=spec, width="stretch", key=f"chart_{name}")
     left, right = st.columns(2)
     left.download_button(
         "Download as HTML",
-        lambda: figure_html(figure),
+        lambda: figure_html(figure()),
         file_name=f"{name}.html",
         mime="text/html",
         key=f"html_{name}",
@@ -39,7 +51,7 @@ def exports(figure: Any, name: str) -> None:
     )
     right.download_button(
         "Download as PNG",
-        lambda: figure_png(figure),
+        lambda: figure_png(figure()),
         file_name=f"{name}.png",
         mime="image/png",
         key=f"png_{name}",
@@ -49,7 +61,7 @@ def exports(figure: Any, name: str) -> None:
 
 st.title("Context waste")
 root = _data.chosen_root(__file__)
-workspace = _data.guard(lambda: _data.workspace(root), root=root)
+workspace = _data.guard(lambda: _loading.workspace(root), root=root)
 missing = _data.guard(lambda: _data.waste_missing(root), root=root)
 if missing:
     st.info(
@@ -67,101 +79,127 @@ configs = _state.choose_many("Configurations", names, "configs", default=names[:
 if not configs:
     st.info("Choose at least one configuration.")
     st.stop()
-left, right = st.columns([1, 3])
-with left:
-    k = _state.choose("k", list(DEFAULT_KS), "k", default=2)
-with right:
-    question = _state.choose(
-        "Question", list(items), "question", format_func=lambda q: f"{q}: {items[q].question[:90]}"
-    )
-item = items[question]
+k = _state.choose("k", list(DEFAULT_KS), "k", default=2)
 
-st.header("One question, drawn over its documents")
-st.text(item.question)
-retrieved = {
-    config: _data.guard(lambda config=config: _data.top_chunks(root, config, question, k), root=root)  # type: ignore[misc]
-    for config in configs
-}
-wastes = {config: measure_waste(item, chunks) for config, chunks in retrieved.items()}
-numbers = pd.DataFrame(
-    {
-        config: {
-            "character_recall": waste.character_recall,
-            "character_precision": waste.character_precision,
-            "character_f1": waste.character_f1,
-            "retrieved characters": waste.retrieved_characters,
-            "gold characters": waste.gold_characters,
-            "not gold": waste.not_gold,
-            "retrieved more than once": waste.repeated,
-            "gold missed": waste.missed,
-        }
-        for config, waste in wastes.items()
-    }
-).T
-numbers.index.name = "config"
-drawing, figures = st.columns([3, 2])
-with figures:
-    st.dataframe(numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"]))
-    exports(waste_split_plot(wastes, title=f"Where the top {k} characters went"), f"waste-split-{question}")
-with drawing:
-    st.html(legend_html(COLOURS))
-    expanded = st.toggle("Show whole documents", help="Otherwise only the text near the evidence and the chunks")
-    documents = _data.guard(lambda: _data.documents(root), root=root) or {}
-    gold = [entry.span for entry in item.gold if entry.grade > 0]
-    doc_ids = list(
-        dict.fromkeys([span.doc_id for span in gold] + [c.span.doc_id for chunks in retrieved.values() for c in chunks])
-    )
-    gold_docs = {span.doc_id for span in gold}
-    for doc_id in doc_ids:
-        text = documents.get(doc_id, "")
-        bands = {
-            config: [(rank, chunk.span) for rank, chunk in enumerate(chunks, 1)] for config, chunks in retrieved.items()
-        }
-        box = st.container() if doc_id in gold_docs else st.expander(f"{md(doc_id)} (no gold evidence here)")
-        with box:
-            exports(
-                span_map(doc_id, len(text), gold=gold, bands=bands, expanded=expanded),
-                f"span-map-{question}-{doc_id}",
-            )
-            tabs = st.tabs([md(config) for config in configs])
-            for tab, config in zip(tabs, configs, strict=True):
-                with tab:
-                    st.html(document_html(doc_id, text, gold=gold, chunks=bands[config], expanded=expanded))
-
-st.header("Gold coverage")
-table = _data.guard(lambda: _data.waste_table(root, k), root=root)
-config = _state.choose("Configuration for question × rank", names, "config")
-left, right = st.columns(2)
-with left:
-    ranks = _data.guard(lambda: _data.retrieved(root, config, k), root=root)
-    exports(rank_heatmap(ranks, k, questions=list(items), config=config), f"coverage-by-rank-{config}")
-with right:
-    chosen = table.loc[configs]
-    exports(
-        configuration_heatmap(
-            coverage_by_configuration(chosen),
-            k,
-            best_chunk=coverage_by_configuration(chosen, value="best_chunk_coverage"),
-        ),
-        f"coverage-by-configuration-at-{k}",
-    )
-
-st.header("Configurations: recall against waste")
-summary = _data.guard(lambda: _data.waste_summary(root, k), root=root)
-left, right = st.columns(2)
-with left:
-    exports(precision_recall_plot(summary, k), f"precision-against-recall-at-{k}")
-with right:
-    exports(characters_plot(table), f"characters-per-question-at-{k}")
-st.dataframe(summary.style.format("{:.3f}"), width="stretch")
-
-st.header("Report")
-st.caption(f"One HTML file about {md(config)}: its grid, the waste views at k={k} and its worst questions.")
-st.download_button(
-    f"Download the report of {config}",
-    lambda: build_report(workspace, config, k=k),
-    file_name=f"{config}-report.html",
-    mime="text/html",
-    key="report",
-    on_click="ignore",
+# Each view runs only when its tab is open (its name is in the URL as ``waste_view``): the page draws one view's
+# charts, not all seven.
+one, coverage, against, report = st.tabs(
+    ["One question", "Gold coverage", "Recall against waste", "Report"], key="waste_view", bind="query-params"
 )
+if one.open:
+    with one:
+        question = _state.choose(
+            "Question", list(items), "question", format_func=lambda q: f"{q}: {items[q].question[:90]}"
+        )
+        item = items[question]
+        st.text(item.question)
+        retrieved = {
+            config: _data.guard(lambda config=config: _data.top_chunks(root, config, question, k), root=root)  # type: ignore[misc]
+            for config in configs
+        }
+        wastes = {config: measure_waste(item, chunks) for config, chunks in retrieved.items()}
+        numbers = pd.DataFrame(
+            {
+                config: {
+                    "character_recall": waste.character_recall,
+                    "character_precision": waste.character_precision,
+                    "character_f1": waste.character_f1,
+                    "retrieved characters": waste.retrieved_characters,
+                    "gold characters": waste.gold_characters,
+                    "not gold": waste.not_gold,
+                    "retrieved more than once": waste.repeated,
+                    "gold missed": waste.missed,
+                }
+                for config, waste in wastes.items()
+            }
+        ).T
+        numbers.index.name = "config"
+        drawing, figures = st.columns([3, 2])
+        with figures:
+            st.dataframe(
+                numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"])
+            )
+            split_title = f"Where the top {k} characters went"
+            exports(
+                waste_split_chart(wastes, title=split_title),
+                partial(waste_split_plot, wastes, title=split_title),
+                f"waste-split-{question}",
+            )
+        with drawing:
+            st.html(legend_html(COLOURS))
+            expanded = st.toggle(
+                "Show whole documents", help="Otherwise only the text near the evidence and the chunks"
+            )
+            documents = _data.guard(lambda: _data.documents(root), root=root) or {}
+            gold = [entry.span for entry in item.gold if entry.grade > 0]
+            doc_ids = list(
+                dict.fromkeys(
+                    [span.doc_id for span in gold] + [c.span.doc_id for chunks in retrieved.values() for c in chunks]
+                )
+            )
+            gold_docs = {span.doc_id for span in gold}
+            for doc_id in doc_ids:
+                text = documents.get(doc_id, "")
+                bands = {
+                    config: [(rank, chunk.span) for rank, chunk in enumerate(chunks, 1)]
+                    for config, chunks in retrieved.items()
+                }
+                box = st.container() if doc_id in gold_docs else st.expander(f"{md(doc_id)} (no gold evidence here)")
+                with box:
+                    drawn: dict[str, Any] = {"gold": gold, "bands": bands, "expanded": expanded}
+                    exports(
+                        span_chart(doc_id, len(text), **drawn),
+                        partial(span_map, doc_id, len(text), **drawn),
+                        f"span-map-{question}-{doc_id}",
+                    )
+                    tabs = st.tabs([md(config) for config in configs])
+                    for tab, config in zip(tabs, configs, strict=True):
+                        with tab:
+                            st.html(document_html(doc_id, text, gold=gold, chunks=bands[config], expanded=expanded))
+if coverage.open:
+    with coverage:
+        table = _data.guard(lambda: _data.waste_table(root, k), root=root)
+        config = _state.choose("Configuration for question × rank", names, "config")
+        left, right = st.columns(2)
+        with left:
+            ranks = _data.guard(lambda: _data.retrieved(root, config, k), root=root)
+            exports(
+                rank_chart(ranks, k, questions=list(items), config=config),
+                partial(rank_heatmap, ranks, k, questions=list(items), config=config),
+                f"coverage-by-rank-{config}",
+            )
+        with right:
+            chosen = table.loc[configs]
+            shares = coverage_by_configuration(chosen)
+            best_chunk = coverage_by_configuration(chosen, value="best_chunk_coverage")
+            exports(
+                configuration_chart(shares, k, best_chunk=best_chunk),
+                partial(configuration_heatmap, shares, k, best_chunk=best_chunk),
+                f"coverage-by-configuration-at-{k}",
+            )
+if against.open:
+    with against:
+        table = _data.guard(lambda: _data.waste_table(root, k), root=root)
+        summary = _data.guard(lambda: _data.waste_summary(root, k), root=root)
+        left, right = st.columns(2)
+        with left:
+            exports(
+                precision_recall_chart(summary, k),
+                partial(precision_recall_plot, summary, k),
+                f"precision-against-recall-at-{k}",
+            )
+        with right:
+            exports(characters_chart(table), partial(characters_plot, table), f"characters-per-question-at-{k}")
+        st.dataframe(summary.style.format("{:.3f}"), width="stretch")
+if report.open:
+    with report:
+        config = _state.choose("Configuration to report on", names, "config")
+        st.caption(f"One HTML file about {md(config)}: its grid, the waste views at k={k} and its worst questions.")
+        st.download_button(
+            f"Download the report of {config}",
+            lambda: build_report(workspace, config, k=k),
+            file_name=f"{config}-report.html",
+            mime="text/html",
+            key="report",
+            on_click="ignore",
+        )

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+# A page's run can take seconds on a busy two-core machine; expect()'s own default (5 s) would fail it for that.
+expect.set_options(timeout=60_000)
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -95,9 +98,11 @@ def new_page(browser: Browser) -> Iterator[Page]:
 
 
 def settled(page: Page, *, timeout: float = 60_000) -> None:
-    """Wait until the script run is over: Streamlit shows a 'Running' status while it works."""
+    """Wait until the script run is over and nothing from an earlier run is left on screen."""
     page.wait_for_load_state("networkidle")
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
+    expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=timeout)
+    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=timeout)
 
 
 def shot(page: Page, name: str, folder: Path = ARTIFACTS) -> None:

@@ -3,15 +3,16 @@ shown are the library's, and widgets drive the views."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from charts import chart_specs
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
 from contextgrid.diagnose import question_changes
+from contextgrid.grid import best_per_column, metric_curves, pivot_grid
 from contextgrid.io import read_qrels, read_run
 from contextgrid.workspace import load_workspace
 
@@ -56,16 +57,67 @@ def test_overview_shows_the_librarys_grid() -> None:
         assert shown.loc[config].to_dict() == pytest.approx(expected, abs=0, rel=0)
 
 
-def test_overview_pivot_follows_metric_and_k() -> None:
+def test_overview_marks_the_best_of_each_column() -> None:
+    from pages import _data
+
+    grid = load_workspace(SAMPLE).evaluate().to_dataframe()
+    styled = _data.grid_styler(str(SAMPLE))
+    styled._compute()
+    bold = {
+        (str(grid.index[row]), str(styled.data.columns[column]))
+        for (row, column), css in styled.ctx.items()
+        if ("font-weight", "bold") in css
+    }
+    assert bold == {(config, label) for label, configs in best_per_column(grid).items() for config in configs}
+
+
+def test_overview_opens_on_the_table_and_draws_no_chart_until_asked() -> None:
     app = start()
+    no_problems(app)
+    assert [tab.label for tab in app.tabs] == ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k"]
+    assert chart_specs(app) == []
+    assert app.get("download_button")
+
+
+def test_overview_heatmap_shows_every_score_and_stars_the_best() -> None:
+    app = start(view="Heatmap")
+    no_problems(app)
+    grid = load_workspace(SAMPLE).evaluate().to_dataframe()
+    best = best_per_column(grid)
+    [spec] = chart_specs(app)
+    cells = {(cell["config"], cell["label"]): cell for cell in spec["data"]["values"]}
+    assert len(cells) == len(grid) * len(best)
+    for (config, label), cell in cells.items():
+        assert cell["value"] == grid.loc[config, label]
+        assert cell["best"] == ("★" if config in best[label] else "")
+
+
+def test_overview_pivot_follows_metric_and_k() -> None:
+    app = start(view="Two parameters at once")
     select(app, "Metric").set_value("recall")
     select(app, "k").set_value(5)
     app.run()
     no_problems(app)
     assert app.query_params["metric"] == "recall"
     assert app.query_params["k"] == "5"
-    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in app.get("plotly_chart")]
-    assert "recall@5 by size × retriever" in titles
+    [spec] = chart_specs(app)
+    assert spec["title"] == "recall@5 by size × retriever"
+    grid = load_workspace(SAMPLE).evaluate().to_dataframe()
+    expected = pivot_grid(grid, "recall@5", rows="size", columns="retriever")
+    for cell in spec["data"]["values"]:
+        value = expected.loc[int(cell["row"]), cell["column"]]
+        assert cell["value"] == (None if pd.isna(value) else value)
+
+
+def test_overview_curves_follow_the_chosen_metric() -> None:
+    app = start(view="Metric against k")
+    select(app, "Metric to follow over k").set_value("mrr").run()
+    no_problems(app)
+    [spec] = chart_specs(app)
+    curves = metric_curves(load_workspace(SAMPLE).evaluate().to_dataframe(), "mrr")
+    assert {(point["config"], point["k"]): point["value"] for point in spec["data"]["values"]} == {
+        (config, k): curves.loc[config, k] for config in curves.index for k in curves.columns
+    }
 
 
 def test_choices_come_back_from_the_url() -> None:
@@ -119,6 +171,15 @@ def test_compare_counts_wins_ties_and_losses_like_the_library() -> None:
     outcomes = question_changes(table, "dense-recursive-500-0", "bm25-recursive-500-0")["outcome"].value_counts()
     shown = [metric.value for metric in app.metric[:3]]
     assert shown == [str(outcomes.get(name, 0)) for name in ("win", "tie", "loss")]
+    scored = table[["dense-recursive-500-0", "bm25-recursive-500-0"]].dropna()
+    points = chart_specs(app)[0]["data"]["values"]
+    # One point per distinct pair of scores, standing for every question that has it.
+    pairs = scored.value_counts()
+    assert {(point["a"], point["b"]): point["questions"] for point in points} == pairs.to_dict()
+    for point in points:
+        for question in point["examples"].removesuffix(" …").split(", "):
+            assert tuple(scored.loc[question]) == (point["a"], point["b"])
+        assert point["outcome"].split()[0] in ("win", "tie", "loss")
 
 
 def test_compare_opens_a_changed_question_in_the_drill_down() -> None:
@@ -130,19 +191,38 @@ def test_compare_opens_a_changed_question_in_the_drill_down() -> None:
     assert select(app, "Configuration").value == "dense-recursive-500-0"
 
 
-def test_a_malformed_workspace_shows_a_readable_error(tmp_path: Path) -> None:
-    (tmp_path / "runs").mkdir()
-    (tmp_path / "qrels.txt").write_text("q1 0 c1 2\n")
-    (tmp_path / "runs" / "bad.trec").write_text("q1 Q0 c1 1 0.9 tag\nq1 Q0 c2 2 high tag\n")
-    (tmp_path / "contextgrid.toml").write_text(
+def broken_workspace(folder: Path) -> None:
+    """A workspace whose one run has a score that is not a number, on line 2 of runs/bad.trec."""
+    (folder / "runs").mkdir()
+    (folder / "qrels.txt").write_text("q1 0 c1 2\n")
+    (folder / "runs" / "bad.trec").write_text("q1 Q0 c1 1 0.9 tag\nq1 Q0 c2 2 high tag\n")
+    (folder / "contextgrid.toml").write_text(
         'name = "broken"\nqrels = "qrels.txt"\n[[config]]\nname = "bad"\nrun = "runs/bad.trec"\n'
     )
+
+
+def test_a_malformed_workspace_shows_a_readable_error(tmp_path: Path) -> None:
+    broken_workspace(tmp_path)
     app = start(source="folder", workspace=str(tmp_path))
     assert not app.exception
     message = app.error[0].value
     assert "bad.trec" in message
     assert "line 2" in message
     assert app.sidebar.selectbox[0].value == "folder"
+
+
+def test_a_failed_scoring_is_tried_again_on_the_next_visit(tmp_path: Path) -> None:
+    from pages import _loading
+
+    broken_workspace(tmp_path)
+    root = str(tmp_path)
+    version = _loading.fingerprint(root)
+    first = _loading.scoring(root, version)
+    assert _loading.scoring(root, version) is first
+    with pytest.raises(cg.ContextGridError, match="line 2"):
+        _loading.results(root, version)
+    assert first.done()
+    assert _loading.scoring(root, version) is not first
 
 
 def test_every_page_renders_with_every_choice_of_k() -> None:
@@ -175,6 +255,36 @@ def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
     assert uploaded.chunks(first) == sample.chunks(first)
     assert uploaded.questions == sample.questions
     assert uploaded.evaluate().to_dataframe().loc[first].to_dict() == sample_scores(first)
+
+
+def test_the_question_list_offers_the_first_rows_and_the_remembered_question() -> None:
+    app = page(start(config="bm25-recursive-500-0", k="5"), "questions.py")
+    table = app.dataframe[0].value
+    assert len(table) > 200
+    assert select(app, "Question").options == [str(question) for question in table.index[:200]]
+    far = str(table.index[-1])
+    app = page(start(config="bm25-recursive-500-0", k="5", question=far), "questions.py")
+    no_problems(app)
+    assert select(app, "Question").value == far
+    assert select(app, "Question").options[-1] == far
+
+
+def test_compare_tests_the_chosen_pair_by_default() -> None:
+    pair = {"metric": "recall", "k": "3", "a": "dense-recursive-500-0", "b": "bm25-recursive-500-0"}
+    app = page(start(**pair), "compare.py")
+    no_problems(app)
+    assert [tab.label for tab in app.tabs] == ["A against B", "Is the winner real?"]
+    assert not app.multiselect
+    app = page(start(**pair, compare_view="Is the winner real?"), "compare.py")
+    no_problems(app)
+    assert app.multiselect[0].value == ["bm25-recursive-500-0", "dense-recursive-500-0"]
+    assert select(app, "Baseline").value == "bm25-recursive-500-0"
+    table = app.dataframe[-1].value
+    assert list(table.index) == ["bm25-recursive-500-0", "dense-recursive-500-0"]
+    assert table.loc["bm25-recursive-500-0", "verdict"] == "baseline"
+    [row] = chart_specs(app)[0]["data"]["values"]
+    assert row["config"] == "dense-recursive-500-0"
+    assert (row["difference"], row["verdict"]) == tuple(table.loc["dense-recursive-500-0", ["difference", "verdict"]])
 
 
 def test_question_drill_down_shows_the_gold_passage_from_the_document() -> None:

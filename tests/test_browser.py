@@ -49,6 +49,21 @@ def test_every_page_renders(server: str, page: Page, path: str, heading: str) ->
     shot(page, f"page-{heading.lower()}")
 
 
+@pytest.mark.parametrize("tab", ["Heatmap", "Two parameters at once", "Metric against k"])
+def test_each_overview_tab_draws_its_chart(server: str, page: Page, tab: str) -> None:
+    page.goto(server)
+    settled(page)
+    expect(page.locator("[data-testid='stVegaLiteChart']")).to_have_count(0)
+    page.get_by_role("tab", name=tab).click()
+    chart = page.get_by_test_id("stVegaLiteChart")
+    expect(chart).to_have_count(1)
+    expect(chart.locator("canvas, svg.marks").first).to_be_visible()
+    settled(page)
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    assert "view=" in page.url
+    shot(page, f"overview-{tab.split()[0].lower()}")
+
+
 def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Page) -> None:
     settings = load_workspace(ROOT / "sample_data" / "workspace").config("dense-recursive-500-0")
     ranks = cg.first_relevant_ranks(read_qrels(settings.qrels), read_run(settings.run))
@@ -78,9 +93,13 @@ def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_
     page.goto(f"{server}/?source=upload")
     settled(page)
     inputs = page.locator("[data-testid='stSidebar'] input[type='file']")
+    sidebar = page.get_by_test_id("stSidebar")
+    # Each upload is on screen before the next: a file set while the sidebar is drawn again can be lost.
     inputs.nth(0).set_input_files(str(qrels))
+    expect(sidebar.get_by_text("qrels.txt")).to_be_visible()
     settled(page)
     inputs.nth(1).set_input_files(str(run))
+    expect(sidebar.get_by_text("broken.trec")).to_be_visible()
     settled(page)
     alert = page.get_by_test_id("stAlert").filter(has_text="broken.trec")
     expect(alert).to_contain_text("line 2")
