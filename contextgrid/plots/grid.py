@@ -237,23 +237,30 @@ def pair_scatter(changes: pd.DataFrame, a: str, b: str, label: str) -> Spec:
     counts = changes["outcome"].value_counts()
     # The legend counts each outcome: "win (12)".
     shown = {outcome: f"{outcome} ({int(counts.get(outcome, 0))})" for outcome in OUTCOME_COLOURS}
-    points: dict[tuple[float, float], dict[str, Any]] = {}
-    for question, score_a, score_b, outcome in zip(
-        changes.index, changes[a].tolist(), changes[b].tolist(), changes["outcome"].tolist(), strict=True
-    ):
-        point = points.setdefault(
-            (score_a, score_b),
-            {"a": number(score_a), "b": number(score_b), "outcome": shown[str(outcome)], "questions": 0, "ids": []},
-        )
-        point["questions"] += 1
-        if len(point["ids"]) < EXAMPLES_SHOWN:
-            point["ids"].append(str(question))
+    pairs = pd.DataFrame(
+        {
+            "a": changes[a].to_numpy(),
+            "b": changes[b].to_numpy(),
+            "outcome": changes["outcome"].to_numpy(),
+            "question": changes.index.astype(str).to_numpy(),
+        }
+    )
+    # One point per distinct pair of scores, in order of first appearance (the biggest changes first).
+    groups = pairs.groupby(["a", "b"], sort=False)
+    points = groups.agg(outcome=("outcome", "first"), questions=("question", "size"))
+    points["examples"] = groups.head(EXAMPLES_SHOWN).groupby(["a", "b"], sort=False)["question"].agg(", ".join)
+    flat = points.reset_index()
     data = [
         {
-            **{key: value for key, value in point.items() if key != "ids"},
-            "examples": ", ".join(point["ids"]) + (" …" if point["questions"] > len(point["ids"]) else ""),
+            "a": number(score_a),
+            "b": number(score_b),
+            "outcome": shown[str(outcome)],
+            "questions": int(size),
+            "examples": examples + (" …" if size > EXAMPLES_SHOWN else ""),
         }
-        for point in points.values()
+        for score_a, score_b, outcome, size, examples in zip(
+            *(flat[column].tolist() for column in ("a", "b", "outcome", "questions", "examples")), strict=True
+        )
     ]
     domain = [0, 1]
     return chart(
