@@ -8,7 +8,7 @@ be shared as a link.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import TypeVar
 
 import streamlit as st
@@ -34,10 +34,13 @@ def remember(key: str, value: object) -> None:
     st.query_params[key] = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
-def remembered(key: str, options: Sequence[T]) -> list[T]:
-    """The remembered choice under ``key`` as one of ``options`` (a one-item list), or nothing."""
+def remembered(key: str, options: Container[str]) -> list[str]:
+    """The remembered choice under ``key`` if ``options`` holds it (a one-item list), else nothing.
+
+    ``options`` is asked by membership (a pandas Index or a set answers by hash), never scanned.
+    """
     wanted = str(st.session_state.get(key, ""))
-    return [option for option in options if str(option) == wanted][:1]
+    return [wanted] if wanted in options else []
 
 
 def choose(

@@ -41,7 +41,7 @@ if shown.empty:
 st.subheader("One question")
 # A select box of thousands of options is slow to draw and no one scrolls it: offer the first rows of the
 # table (and the remembered question); the filters above reach the rest.
-offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", shown.index.tolist())]))
+offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", shown.index)]))
 if len(shown) > QUESTIONS_OFFERED:
     st.caption(f"The list below offers the first {QUESTIONS_OFFERED} rows; filter the table to reach the others.")
 question = _state.choose("Question", offered, "question")

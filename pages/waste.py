@@ -138,12 +138,12 @@ if one.open:
                 )
             )
             gold_docs = {span.doc_id for span in gold}
+            bands = {
+                config: [(rank, chunk.span) for rank, chunk in enumerate(chunks, 1)]
+                for config, chunks in retrieved.items()
+            }
             for doc_id in doc_ids:
                 text = documents.get(doc_id, "")
-                bands = {
-                    config: [(rank, chunk.span) for rank, chunk in enumerate(chunks, 1)]
-                    for config, chunks in retrieved.items()
-                }
                 box = st.container() if doc_id in gold_docs else st.expander(f"{md(doc_id)} (no gold evidence here)")
                 with box:
                     drawn: dict[str, Any] = {"gold": gold, "bands": bands, "expanded": expanded}
