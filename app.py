@@ -1,25 +1,24 @@
 """contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR]`.
 
-The entry point lays out the data source in the sidebar and routes to the
-pages in pages/; the pages read the chosen source from the session.
+Run as Streamlit's script, it lays out the data source in the sidebar and
+routes to the pages in pages/; the pages read the chosen source from the
+session. Imported, as `streamlit run` first does to find ``app`` below, it is
+the server: as it starts, a thread scores the default workspace, while the
+browser is still loading Streamlit's front end. The server's import of this
+file stays light (the pages' modules, pandas among them, are imported by the
+functions that use them), so that it answers as soon as it can.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import streamlit as st
-
-from pages import _data, _loading, _state
-
-PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/grid_on:", default=True),
-    st.Page("pages/questions.py", title="Questions", icon=":material/quiz:"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    st.Page("pages/waste.py", title="Context waste", icon=":material/texture:"),
-    st.Page("pages/answers.py", title="Answers", icon=":material/chat:"),
-]
 
 SOURCES = {
     "sample": "Bundled sample workspace",
@@ -29,6 +28,8 @@ SOURCES = {
 
 
 def _default_workspace() -> str:
+    from pages import _loading
+
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--workspace", default=str(_loading.SAMPLE))
     known, _ = parser.parse_known_args(sys.argv[1:])
@@ -37,6 +38,8 @@ def _default_workspace() -> str:
 
 def _source_root() -> str | None:
     """The workspace folder the pages read, from the sidebar's choice of source."""
+    from pages import _data, _state
+
     with st.sidebar:
         st.header("Data")
         source = _state.choose("Source", list(SOURCES), "source", container=st.sidebar, format_func=SOURCES.__getitem__)
@@ -65,11 +68,53 @@ def _source_root() -> str | None:
         )
 
 
-st.set_page_config(page_title="contextgrid", page_icon=":material/grid_on:", layout="wide")
-_state.restore_from_url()
-navigation = st.navigation(PAGES)
-wanted = st.session_state.pop("_wanted_page", None)
-if wanted is not None:
-    st.switch_page(wanted, query_params=st.query_params.to_dict())
-st.session_state["root"] = _source_root()
-navigation.run()
+def _dashboard() -> None:
+    from pages import _state
+
+    st.set_page_config(page_title="contextgrid", page_icon=":material/grid_on:", layout="wide")
+    _state.restore_from_url()
+    navigation = st.navigation(
+        [
+            st.Page("pages/overview.py", title="Overview", icon=":material/grid_on:", default=True),
+            st.Page("pages/questions.py", title="Questions", icon=":material/quiz:"),
+            st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+            st.Page("pages/waste.py", title="Context waste", icon=":material/texture:"),
+            st.Page("pages/answers.py", title="Answers", icon=":material/chat:"),
+        ]
+    )
+    wanted = st.session_state.pop("_wanted_page", None)
+    if wanted is not None:
+        st.switch_page(wanted, query_params=st.query_params.to_dict())
+    st.session_state["root"] = _source_root()
+    navigation.run()
+
+
+def _prepare_default() -> None:
+    """Score the default workspace and lay out its grid, as a first visit to the Overview would.
+
+    A workspace that cannot be read is only mentioned here: the page says what is wrong when it is opened.
+    """
+    from contextgrid import ContextGridError
+    from pages import _data
+
+    started = time.perf_counter()
+    root = _default_workspace()
+    try:
+        _data.prepare(root)
+    except ContextGridError as error:
+        print(f"  contextgrid: could not score {root}: {error}", flush=True)
+        return
+    print(f"  contextgrid: scored {root} in {time.perf_counter() - started:.1f} s", flush=True)
+
+
+@asynccontextmanager
+async def _prepared(_: object) -> AsyncIterator[None]:
+    # On a thread, so that the server answers at once; the first visit finds the work done or under way.
+    threading.Thread(target=_prepare_default, name="contextgrid-prepare", daemon=True).start()
+    yield
+
+
+if __name__ == "__main__":
+    _dashboard()
+else:
+    app = st.App(__file__, lifespan=_prepared)

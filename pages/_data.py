@@ -83,6 +83,12 @@ def grid_styler(root: str) -> Styler:
     return scores.style.format("{:.4f}").apply(lambda _: marked, axis=None)
 
 
+def prepare(root: str) -> None:
+    """Everything a first visit to the Overview computes for ``root`` (its scores and its grid), into the
+    caches that visit reads. The server calls it as it starts, before anyone asks."""
+    grid_styler(root)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def _per_query(root: str, version: str, metric: str, k: int) -> pd.DataFrame:
     return cached_workspace(root, version).per_query(metric, k)

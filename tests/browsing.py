@@ -37,8 +37,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(workspace: Path | None = None) -> Iterator[str]:
-    """`streamlit run app.py` on a free port (on ``workspace``, else the sample); yields its URL."""
+def serving(workspace: Path | None = None, *, output: Path | None = None) -> Iterator[str]:
+    """`streamlit run app.py` on a free port (on ``workspace``, else the sample); yields its URL.
+
+    The server's standard output goes to ``output`` if given.
+    """
     port = free_port()
     command = [
         sys.executable,
@@ -53,7 +56,10 @@ def serving(workspace: Path | None = None) -> Iterator[str]:
     ]
     if workspace is not None:
         command += ["--", "--workspace", str(workspace)]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    printed = None if output is None else output.open("wb")
+    process = subprocess.Popen(command, cwd=ROOT, stdout=printed or subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if printed is not None:
+        printed.close()  # the server has its own copy
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:

@@ -6,6 +6,8 @@ Screenshots land in tests/artifacts/ for a person to look at.
 from __future__ import annotations
 
 import re
+import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +17,9 @@ from playwright.sync_api import Browser, Page, expect
 
 import contextgrid as cg
 from contextgrid.io import read_qrels, read_run
-from contextgrid.workspace import load_workspace
+from contextgrid.workspace import MANIFEST, load_workspace
+
+HANDMADE = ROOT / "sample_data" / "handmade"
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +133,43 @@ def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page) -> No
         expect(page).to_have_url(re.compile(r"config=dense-recursive-200-0.*&question=q\d+"))
         expect(page.get_by_text("dense-recursive-200-0").first).to_be_visible()
         shot(page, "shared-link-fresh-server")
+
+
+def _printed(output: Path, start: str, *, timeout: float = 90) -> str:
+    """The first line the server printed that starts with ``start``, waiting for it up to ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in output.read_text().splitlines():
+            if line.strip().startswith(start):
+                return line.strip()
+        time.sleep(0.2)
+    raise AssertionError(f"the server never printed {start!r}; it printed:\n{output.read_text()}")
+
+
+def test_the_server_scores_its_workspace_as_it_starts(page: Page, tmp_path: Path) -> None:
+    output = tmp_path / "server.txt"
+    with serving(HANDMADE, output=output) as url:
+        # Before any browser asks: the line comes from the server's own start.
+        assert _printed(output, "contextgrid: scored").startswith(f"contextgrid: scored {HANDMADE} in ")
+        page.goto(url)
+        settled(page)
+        grid = load_workspace(HANDMADE).evaluate().to_dataframe()
+        expect(page.get_by_test_id("stDataFrame")).to_have_count(1)
+        expect(page.get_by_text(f"{len(grid)} configurations")).to_be_visible()
+        expect(page.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def test_a_workspace_that_fails_at_start_is_explained_on_the_page(page: Page, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(HANDMADE, broken)
+    manifest = broken / MANIFEST
+    manifest.write_text(manifest.read_text().replace('run = "runs/', 'run = "missing/', 1))
+    output = tmp_path / "server.txt"
+    with serving(broken, output=output) as url:
+        said = _printed(output, "contextgrid: could not score")
+        assert "missing/" in said
+        page.goto(url)
+        settled(page)
+        alert = page.get_by_test_id("stAlert").filter(has_text="missing/")
+        expect(alert).to_have_count(1)
+        expect(page.locator("[data-testid='stException']")).to_have_count(0)
