@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .workspace import Workspace
 
 __all__ = [
+    "COMPARED_COLUMNS",
     "EXCERPT",
     "WASTE_COLUMNS",
     "Waste",
@@ -40,6 +41,7 @@ __all__ = [
     "missing_for_waste",
     "question_waste",
     "retrieved_table",
+    "waste_frame",
     "workspace_waste",
 ]
 
@@ -149,6 +151,49 @@ def measure_waste(item: EvalItem, retrieved: Iterable[Chunk]) -> Waste:
         retrieved_characters=covered_length(spans),
         retrieved_total=sum(len(span) for span in spans),
         gold_retrieved=overlap_length(gold, spans),
+    )
+
+
+COMPARED_COLUMNS = (
+    "character_recall",
+    "character_precision",
+    "character_f1",
+    "retrieved_characters",
+    "gold_characters",
+    "not_gold",
+    "repeated",
+    "missed",
+)
+"""The columns of :func:`waste_frame`, in order."""
+
+
+def waste_frame(wastes: Mapping[str, Waste]) -> pd.DataFrame:
+    """The :class:`Waste` of one question under each configuration, side by side: one row per configuration
+    (index ``config``, in ``wastes`` order), columns :data:`COMPARED_COLUMNS`.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.waste import measure_waste, waste_frame
+    >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))
+    >>> wide = [cg.Chunk("c1", cg.Span("d", 0, 150), ""), cg.Chunk("c2", cg.Span("d", 120, 300), "")]
+    >>> narrow = [cg.Chunk("n1", cg.Span("d", 90, 160), "")]
+    >>> frame = waste_frame({"wide": measure_waste(item, wide), "narrow": measure_waste(item, narrow)})
+    >>> frame[["character_recall", "not_gold", "repeated", "missed"]]
+            character_recall  not_gold  repeated  missed
+    config
+    wide                 1.0       200        30       0
+    narrow               0.6        10         0      40
+    """
+    import pandas as pd
+
+    for config, waste in wastes.items():
+        if not isinstance(waste, Waste):
+            raise ContextGridError(f"waste_frame: expected a Waste for configuration {config!r}, got {waste!r}")
+    return pd.DataFrame(
+        [[getattr(waste, column) for column in COMPARED_COLUMNS] for waste in wastes.values()],
+        index=pd.Index(list(wastes), name="config", dtype=object),
+        columns=list(COMPARED_COLUMNS),
     )
 
 

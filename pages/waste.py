@@ -7,7 +7,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from contextgrid.drawing import document_html, legend_html
@@ -32,7 +31,7 @@ from contextgrid.plots.waste_charts import (
     waste_split_chart,
 )
 from contextgrid.report import build_report, figure_html, figure_png
-from contextgrid.waste import coverage_by_configuration, measure_waste
+from contextgrid.waste import coverage_by_configuration, measure_waste, waste_frame
 from pages import _data, _loading, _state
 
 
@@ -98,22 +97,7 @@ if one.open:
             for config in configs
         }
         wastes = {config: measure_waste(item, chunks) for config, chunks in retrieved.items()}
-        numbers = pd.DataFrame(
-            {
-                config: {
-                    "character_recall": waste.character_recall,
-                    "character_precision": waste.character_precision,
-                    "character_f1": waste.character_f1,
-                    "retrieved characters": waste.retrieved_characters,
-                    "gold characters": waste.gold_characters,
-                    "not gold": waste.not_gold,
-                    "retrieved more than once": waste.repeated,
-                    "gold missed": waste.missed,
-                }
-                for config, waste in wastes.items()
-            }
-        ).T
-        numbers.index.name = "config"
+        numbers = waste_frame(wastes)
         drawing, figures = st.columns([3, 2])
         with figures:
             st.dataframe(

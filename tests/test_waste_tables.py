@@ -14,6 +14,7 @@ import contextgrid as cg
 from contextgrid.errors import ContextGridError
 from contextgrid.sweep import sweep, sweep_grid
 from contextgrid.waste import (
+    COMPARED_COLUMNS,
     WASTE_COLUMNS,
     configuration_waste,
     coverage_by_configuration,
@@ -22,6 +23,7 @@ from contextgrid.waste import (
     missing_for_waste,
     question_waste,
     retrieved_table,
+    waste_frame,
     workspace_waste,
 )
 
@@ -107,6 +109,29 @@ def test_question_waste_counts_every_character_as_the_reference_does(
         coverage = cg.gold_coverage_by_chunk(item, [by_id[chunk_id]])[chunk_id]
         assert share == pytest.approx(coverage, rel=1e-12, abs=0)
         assert run[question][int(rank) - 1] == chunk_id
+
+
+@settings(max_examples=200, deadline=None)
+@given(waste_cases(), st.lists(st.sampled_from(["bm25", "dense", "hybrid", "rerank"]), min_size=1, unique=True))
+def test_waste_frame_puts_each_configurations_waste_side_by_side(
+    case: tuple[list[cg.EvalItem], dict[str, list[str]], list[cg.Chunk], int], configs: list[str]
+) -> None:
+    items, _, chunks, k = case
+    item = items[0]
+    # Each configuration retrieves a different slice of the chunks: they must not be mixed up.
+    retrieved = {config: chunks[position::3][:k] for position, config in enumerate(configs)}
+    frame = waste_frame({config: measure_waste(item, got) for config, got in retrieved.items()})
+    assert list(frame.index) == configs
+    assert frame.index.name == "config"
+    assert list(frame.columns) == list(COMPARED_COLUMNS)
+    for config, got in retrieved.items():
+        expected = {column: reference_row(item, got)[column] for column in COMPARED_COLUMNS}
+        assert frame.loc[config].to_dict() == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+def test_waste_frame_refuses_what_is_not_a_waste() -> None:
+    with pytest.raises(ContextGridError, match=r"waste_frame: expected a Waste for configuration 'bm25', got 0\.5"):
+        waste_frame({"bm25": 0.5})  # type: ignore[dict-item]
 
 
 ITEM = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))
