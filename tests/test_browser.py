@@ -11,13 +11,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from browsing import ROOT, chromium, new_page, serving, settled, shot
 from playwright.sync_api import Browser, Page, expect
 
 import contextgrid as cg
 from contextgrid.io import read_qrels, read_run
-from contextgrid.workspace import MANIFEST, load_workspace
+from contextgrid.workspace import MANIFEST, SAMPLE, load_workspace
 
 HANDMADE = ROOT / "sample_data" / "handmade"
 
@@ -173,3 +174,15 @@ def test_a_workspace_that_fails_at_start_is_explained_on_the_page(page: Page, tm
         alert = page.get_by_test_id("stAlert").filter(has_text="missing/")
         expect(alert).to_have_count(1)
         expect(page.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def test_the_grid_downloads_as_the_librarys_csv(server: str, page: Page, tmp_path: Path) -> None:
+    page.goto(server)
+    settled(page)
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="Download the grid as CSV").click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    workspace = load_workspace(SAMPLE)
+    assert saved.name == f"{workspace.name}-grid.csv"
+    pd.testing.assert_frame_equal(pd.read_csv(saved, index_col="config"), workspace.evaluate().to_dataframe())
