@@ -192,17 +192,24 @@ def main() -> None:
             f"written in {time.perf_counter() - started:.1f} s"
         )
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+        def fresh_tab() -> Page:
+            """A new tab for each fresh server, as a user opens the address it prints: the last server's page,
+            torn down in the same renderer, would otherwise be timed with the next first visit."""
+            return browser.new_page(viewport={"width": 1400, "height": 1000})
 
         # What this machine gives Streamlit itself right now (a shared machine's speed varies by the hour): the
         # cold times below include it.
         floor_app = folder / "floor.py"
         floor_app.write_text(FLOOR_APP)
         with streamlit(None, floor_app) as url:
+            page = fresh_tab()
             floor = timed(partial(visit, page, url, "Overview"))
+            page.close()
         print(f"{'floor: a one-heading app, first visit':<44} {floor:7.2f} s  (Streamlit alone, for information)")
 
         with streamlit(folder) as url:
+            page = fresh_tab()
             verdict("Overview, cold (fresh server, first visit)", timed(partial(visit, page, url, "Overview")), 5)
             verdict("switch Overview -> Questions, first time", timed(partial(follow, page, "Questions")), 1)
             verdict("Overview, warm (back from Questions)", timed(partial(follow, page, "Overview")), 1)
@@ -214,8 +221,10 @@ def main() -> None:
             # A browser reload also fetches and starts Streamlit's front end: reported, not held to the 1 s.
             reload = timed(partial(visit, page, url, "Overview"))
             print(f"{'Overview, browser reload (for information)':<44} {reload:7.2f} s")
+            page.close()
 
         with streamlit(None) as url:
+            page = fresh_tab()
             verdict("sample workspace: Overview, fresh server", timed(partial(visit, page, url, "Overview")), 2)
             for link in ("Questions", "Compare", "Context waste", "Answers", "Overview"):
                 verdict(f"sample workspace: {link}", timed(partial(follow, page, link)), 2)
