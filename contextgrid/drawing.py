@@ -15,11 +15,12 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .character import gold_spans
 from .errors import ContextGridError
-from .records import Span
+from .records import Chunk, EvalItem, Span
 from .spans import union
 
-__all__ = ["CLASSES", "Region", "document_html", "legend_html", "regions"]
+__all__ = ["CLASSES", "Layers", "Region", "document_html", "legend_html", "question_layers", "regions"]
 
 CLASSES: dict[str, str] = {
     "found": "gold evidence that was retrieved",
@@ -188,3 +189,50 @@ def legend_html(colours: Mapping[str, str]) -> str:
         for name, meaning in CLASSES.items()
         if name in colours
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """What is drawn for one question: its gold evidence, each configuration's retrieved chunks as
+    ``(rank, span)`` bands, and the documents either touches, those holding gold evidence first."""
+
+    gold: tuple[Span, ...]
+    bands: Mapping[str, tuple[tuple[int, Span], ...]]
+    documents: tuple[str, ...]
+
+    @property
+    def gold_documents(self) -> frozenset[str]:
+        """The documents holding gold evidence."""
+        return frozenset(span.doc_id for span in self.gold)
+
+
+def question_layers(item: EvalItem, retrieved: Mapping[str, Sequence[Chunk]]) -> Layers:
+    """The :class:`Layers` of ``item`` (its gold evidence of grade above 0) and of what each configuration
+    retrieved for it (``{config: chunks, best first}``).
+
+    The documents come in the order they are first met: the gold evidence's,
+    then each configuration's chunks by rank.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.drawing import question_layers
+    >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("b.md", 10, 40)),))
+    >>> bm25 = [cg.Chunk("a1", cg.Span("a.md", 0, 50), ""), cg.Chunk("b1", cg.Span("b.md", 0, 30), "")]
+    >>> layers = question_layers(item, {"bm25": bm25, "dense": [cg.Chunk("c1", cg.Span("c.md", 5, 9), "")]})
+    >>> layers.documents
+    ('b.md', 'a.md', 'c.md')
+    >>> layers.bands["bm25"]
+    ((1, Span(doc_id='a.md', start=0, end=50)), (2, Span(doc_id='b.md', start=0, end=30)))
+    >>> sorted(layers.gold_documents)
+    ['b.md']
+    """
+    bands: dict[str, tuple[tuple[int, Span], ...]] = {}
+    for config, chunks in retrieved.items():
+        for chunk in chunks:
+            if not isinstance(chunk, Chunk):
+                raise ContextGridError(f"question_layers: expected Chunk records for {config!r}, got {chunk!r}")
+        bands[config] = tuple((rank, chunk.span) for rank, chunk in enumerate(chunks, 1))
+    gold = tuple(gold_spans(item))
+    met = [span.doc_id for span in gold] + [span.doc_id for band in bands.values() for _, span in band]
+    return Layers(gold=gold, bands=bands, documents=tuple(dict.fromkeys(met)))

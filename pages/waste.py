@@ -9,7 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-from contextgrid.drawing import document_html, legend_html
+from contextgrid.drawing import document_html, legend_html, question_layers
 from contextgrid.markup import escape_markdown as md
 from contextgrid.metrics import DEFAULT_KS
 from contextgrid.plots.vega import Spec
@@ -115,22 +115,13 @@ if one.open:
                 "Show whole documents", help="Otherwise only the text near the evidence and the chunks"
             )
             documents = _data.guard(lambda: _data.documents(root), root=root) or {}
-            gold = [entry.span for entry in item.gold if entry.grade > 0]
-            doc_ids = list(
-                dict.fromkeys(
-                    [span.doc_id for span in gold] + [c.span.doc_id for chunks in retrieved.values() for c in chunks]
-                )
-            )
-            gold_docs = {span.doc_id for span in gold}
-            bands = {
-                config: [(rank, chunk.span) for rank, chunk in enumerate(chunks, 1)]
-                for config, chunks in retrieved.items()
-            }
-            for doc_id in doc_ids:
+            layers = question_layers(item, retrieved)
+            for doc_id in layers.documents:
                 text = documents.get(doc_id, "")
-                box = st.container() if doc_id in gold_docs else st.expander(f"{md(doc_id)} (no gold evidence here)")
+                holds_gold = doc_id in layers.gold_documents
+                box = st.container() if holds_gold else st.expander(f"{md(doc_id)} (no gold evidence here)")
                 with box:
-                    drawn: dict[str, Any] = {"gold": gold, "bands": bands, "expanded": expanded}
+                    drawn: dict[str, Any] = {"gold": layers.gold, "bands": layers.bands, "expanded": expanded}
                     exports(
                         span_chart(doc_id, len(text), **drawn),
                         partial(span_map, doc_id, len(text), **drawn),
@@ -139,7 +130,11 @@ if one.open:
                     tabs = st.tabs([md(config) for config in configs])
                     for tab, config in zip(tabs, configs, strict=True):
                         with tab:
-                            st.html(document_html(doc_id, text, gold=gold, chunks=bands[config], expanded=expanded))
+                            st.html(
+                                document_html(
+                                    doc_id, text, gold=layers.gold, chunks=layers.bands[config], expanded=expanded
+                                )
+                            )
 if coverage.open:
     with coverage:
         table = _data.guard(lambda: _data.waste_table(root, k), root=root)

@@ -7,8 +7,13 @@ import re
 import time
 from html.parser import HTMLParser
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 import contextgrid as cg
-from contextgrid.drawing import document_html, regions
+from contextgrid.drawing import document_html, question_layers, regions
+from contextgrid.errors import ContextGridError
 from contextgrid.plots.waste import span_map
 
 HOSTILE = '<script>alert(1)</script> <img src=x onerror="x()"> **b** [l](http://x) $x^2$ $5 &amp;'
@@ -115,3 +120,43 @@ def test_the_legend_escapes_its_colours_and_meanings() -> None:
     assert "&lt;script&gt;" in page
     assert page.count("<span") == 2
     assert all(meaning in page for name, meaning in CLASSES.items() if name in ("found", "missed"))
+
+
+layer_spans = st.builds(
+    lambda doc, start, length: cg.Span(doc, start, start + length),
+    st.sampled_from(["a.md", "b.md", "c.md", "d.md"]),
+    st.integers(0, 50),
+    st.integers(0, 20),
+)
+
+
+@given(
+    st.lists(st.tuples(layer_spans, st.integers(0, 2)), max_size=4),
+    st.dictionaries(st.sampled_from(["bm25", "dense", "hybrid"]), st.lists(layer_spans, max_size=5), max_size=3),
+)
+def test_question_layers_orders_documents_gold_first_then_by_rank(
+    gold: list[tuple[cg.Span, int]], retrieved_spans: dict[str, list[cg.Span]]
+) -> None:
+    item = cg.EvalItem(id="q", question="?", gold=tuple(cg.GoldSpan(span, grade) for span, grade in gold))
+    retrieved = {
+        config: [cg.Chunk(f"{config}-{rank}", span, "") for rank, span in enumerate(spans, 1)]
+        for config, spans in retrieved_spans.items()
+    }
+    layers = question_layers(item, retrieved)
+    evidence = [span for span, grade in gold if grade > 0]
+    assert layers.gold == tuple(evidence)
+    assert layers.gold_documents == {span.doc_id for span in evidence}
+    assert {config: [span for _, span in band] for config, band in layers.bands.items()} == retrieved_spans
+    assert all([rank for rank, _ in band] == list(range(1, len(band) + 1)) for band in layers.bands.values())
+    # Each document once, where it is first met: the gold's first, then each configuration's by rank.
+    met: list[str] = []
+    for doc_id in [span.doc_id for span in evidence] + [s.doc_id for spans in retrieved_spans.values() for s in spans]:
+        if doc_id not in met:
+            met.append(doc_id)
+    assert list(layers.documents) == met
+
+
+def test_question_layers_refuses_what_is_not_a_chunk() -> None:
+    item = cg.EvalItem(id="q", question="?", gold=())
+    with pytest.raises(ContextGridError, match=r"question_layers: expected Chunk records for 'bm25', got 'c1'"):
+        question_layers(item, {"bm25": ["c1"]})  # type: ignore[list-item]
