@@ -21,11 +21,8 @@ workspace = _data.guard(lambda: _loading.workspace(root), root=root)
 st.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
 pending = st.empty()
 if not _data.guard(lambda: _loading.scored(root), root=root):
-    # The configurations while their runs are read: something to look at, and the browser fetches its
-    # table code meanwhile rather than after.
-    with pending.container():
-        st.caption(f"Scoring {len(workspace.configs)} configurations …")
-        st.dataframe(workspace.parameters(), width="stretch")
+    # Only a line while the runs are read: on two cores, drawing more now would slow the scoring it waits for.
+    pending.caption(f"Scoring {len(workspace.configs)} configurations …")
 grid = _data.guard(lambda: _data.grid(root), root=root)
 pending.empty()
 scores = grid[score_columns(grid)]
