@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 from playwright.sync_api import Page, sync_playwright
 
+from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io import write_qrels, write_run
-from contextgrid.tables import QrelsTable, RunTable
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [

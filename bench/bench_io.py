@@ -39,11 +39,11 @@ import pyarrow.csv as pcsv
 if __package__ in (None, ""):  # run as a script: make the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.engine.columns import ranked_grades_from_tables
 from contextgrid.engine.kernels import KERNELS
 from contextgrid.io import read_qrels, read_run
 from contextgrid.metrics import BUILTIN_METRICS, METRICS
-from contextgrid.tables import QrelsTable, RunTable
 
 T = TypeVar("T")
 KS = (1, 5, 10, 20)

@@ -11,7 +11,7 @@ so many fall across chunk boundaries. The timed call is ``qrels()`` alone,
 checks of its input included; ``resolve()`` of the same items is timed and
 printed too, for information. A sample of questions is then checked against a
 direct computation (every gold span against every chunk of its document, with
-``contextgrid.spans.overlap_length``); the script exits 1 if any disagrees.
+``contextgrid.data.spans.overlap_length``); the script exits 1 if any disagrees.
 Prints PASS or MISS against the 2 s target.
 """
 
@@ -30,8 +30,8 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 
 import contextgrid as cg
 from contextgrid.chunking import FixedCharChunker, chunk_documents
-from contextgrid.resolver import GradeRule, SpanResolver
-from contextgrid.spans import overlap_length
+from contextgrid.data.spans import overlap_length
+from contextgrid.evidence.resolver import GradeRule, SpanResolver
 
 TARGET_SECONDS = 2.0
 CHUNK_SIZE = 200

@@ -20,10 +20,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from contextgrid.drawing import document_html
-from contextgrid.plots.waste import span_map, waste_split_plot
-from contextgrid.records import Chunk, EvalItem, GoldSpan, Span
-from contextgrid.waste import measure_waste
+from contextgrid.data.records import Chunk, EvalItem, GoldSpan, Span
+from contextgrid.evidence.waste import measure_waste
+from contextgrid.render.document import document_html
+from contextgrid.render.waste_figures import span_map, waste_split_plot
 
 LIMIT = 2.0
 """Seconds the whole drawing may take."""

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from .answers import score_answer
-from .character import (
-    character_f1,
-    character_precision,
-    character_recall,
-    coverage_fraction,
-    gold_coverage_by_chunk,
-    retrieved_character_count,
-)
-from .chunking import CHUNKERS, available_chunkers, chunk_documents, get_chunker
-from .errors import (
+from contextgrid.answering.context import BudgetedContext, assemble_context
+from contextgrid.answering.lexical import score_answer
+from contextgrid.chunking import CHUNKERS, available_chunkers, chunk_documents, get_chunker
+from contextgrid.core.errors import (
     ContextGridError,
     DuplicateChunkError,
     InputFileError,
@@ -21,15 +14,46 @@ from .errors import (
     QuestionMismatchError,
     UnknownPluginError,
 )
-from .generation import BudgetedContext, assemble_context
-from .index.base import recall_against_exact
-from .log import LogEntry, Severity, WarningLog
-from .metrics import DEFAULT_KS, METRICS, Metric, Qrels, Run, available_metrics, get_metric
-from .records import Anchor, Answer, AnswerRecord, AnswerScore, AssembledContext, Chunk, EvalItem, GoldSpan, Span
-from .resolver import GradeRule, SpanResolver
-from .results import RunResult
-from .scoring import evaluate, first_relevant_ranks, mean_rank_of_first_relevant, per_query
-from .significance import (
+from contextgrid.core.log import LogEntry, Severity, WarningLog
+from contextgrid.data.records import (
+    Anchor,
+    Answer,
+    AnswerRecord,
+    AnswerScore,
+    AssembledContext,
+    Chunk,
+    EvalItem,
+    GoldSpan,
+    Span,
+)
+from contextgrid.data.run_result import RunResult
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.engine.scoring import (
+    evaluate,
+    first_relevant_ranks,
+    mean_rank_of_first_relevant,
+    per_query,
+)
+from contextgrid.evidence.character import (
+    character_f1,
+    character_precision,
+    character_recall,
+    coverage_fraction,
+    gold_coverage_by_chunk,
+    retrieved_character_count,
+)
+from contextgrid.evidence.resolver import GradeRule, SpanResolver
+from contextgrid.index.base import recall_against_exact
+from contextgrid.metrics import (
+    DEFAULT_KS,
+    METRICS,
+    Metric,
+    Qrels,
+    Run,
+    available_metrics,
+    get_metric,
+)
+from contextgrid.significance import (
     ComparisonTable,
     PairedComparison,
     PairwiseComparisons,
@@ -38,8 +62,10 @@ from .significance import (
     compare_pair,
     correct_p_values,
 )
-from .tables import QrelsTable, RunTable
-from .workspace import Configuration, Workspace, WorkspaceResults, load_workspace
+from contextgrid.workspace.configuration import Configuration
+from contextgrid.workspace.manifest import load_workspace
+from contextgrid.workspace.model import Workspace
+from contextgrid.workspace.results import WorkspaceResults
 
 __version__ = "0.1.0"
 

@@ -19,11 +19,18 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from contextgrid import ContextGridError
-from contextgrid.answer_scores import ScoredAnswer, answers_frame, summarize_answers, workspace_answers, worst_first
-from contextgrid.diagnose import question_scores, ranked_list, shared_scores
-from contextgrid.records import Chunk, EvalItem
+from contextgrid.analysis.questions import question_scores, ranked_list, shared_scores
+from contextgrid.answering.batch import (
+    ScoredAnswer,
+    answers_frame,
+    summarize_answers,
+    worst_first,
+)
+from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.significance import ComparisonTable, compare_configurations
-from contextgrid.workspace import MANIFEST, Workspace, manifest_text
+from contextgrid.workspace.answers import workspace_answers
+from contextgrid.workspace.manifest import manifest_text
+from contextgrid.workspace.model import MANIFEST, Workspace
 from pages._loading import cached_workspace, fingerprint, results, workspace
 
 UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
@@ -64,7 +71,7 @@ _BEST = "font-weight: bold; background-color: #d9f0d3"
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _best_cells(root: str, version: str) -> pd.DataFrame:
-    from contextgrid.grid import best_per_column, score_columns
+    from contextgrid.analysis.grid import best_per_column, score_columns
 
     grid = _grid(root, version)
     best = best_per_column(grid)
@@ -262,19 +269,19 @@ def scored_answer(root: str, config: str, question: str) -> ScoredAnswer:
     return next(entry for entry in scored if entry.record.question_id == question)
 
 
-# Context waste (pages/waste.py): tables from contextgrid.waste, cached per version of the workspace's files.
+# Context waste (pages/waste.py): tables from contextgrid.evidence.waste, cached per version of the workspace's files.
 
 
 def waste_missing(root: str) -> tuple[str, ...]:
     """What the workspace lacks for the waste views (documents, questions, chunks); empty if nothing."""
-    from contextgrid.waste import missing_for_waste
+    from contextgrid.workspace.waste import missing_for_waste
 
     return missing_for_waste(workspace(root))
 
 
 @st.cache_data(max_entries=16, show_spinner="Measuring context waste…")
 def _waste_table(root: str, version: str, k: int) -> pd.DataFrame:
-    from contextgrid.waste import workspace_waste
+    from contextgrid.workspace.waste import workspace_waste
 
     return workspace_waste(cached_workspace(root, version), k)
 
@@ -286,7 +293,7 @@ def waste_table(root: str, k: int) -> pd.DataFrame:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _waste_summary(root: str, version: str, k: int) -> pd.DataFrame:
-    from contextgrid.waste import configuration_waste
+    from contextgrid.workspace.waste import configuration_waste
 
     return configuration_waste(cached_workspace(root, version), k, table=_waste_table(root, version, k))
 
@@ -298,7 +305,7 @@ def waste_summary(root: str, k: int) -> pd.DataFrame:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _retrieved(root: str, version: str, config: str, k: int) -> pd.DataFrame:
-    from contextgrid.waste import retrieved_table
+    from contextgrid.evidence.waste import retrieved_table
 
     ws = cached_workspace(root, version)
     items, _ = ws.resolved

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from contextgrid.workspace import Workspace, WorkspaceResults, load_workspace
+from contextgrid.workspace.manifest import load_workspace
+from contextgrid.workspace.model import Workspace
+from contextgrid.workspace.results import WorkspaceResults
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data" / "workspace"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.answer_scores import CLASSES, abstention_matrix, answer_html, invalid_citations, passages_frame
-from contextgrid.markup import escape_markdown as md
+from contextgrid.answering.batch import abstention_matrix, invalid_citations, passages_frame
+from contextgrid.render.answer_html import CLASSES, answer_html
+from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _state
 
 st.title("Answers")

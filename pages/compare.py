@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.diagnose import question_changes
-from contextgrid.markup import escape_markdown as md
+from contextgrid.analysis.questions import question_changes
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from contextgrid.plots import interval_chart
-from contextgrid.plots.grid import pair_scatter
+from contextgrid.render import interval_chart
+from contextgrid.render.grid_charts import pair_scatter
+from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
 from pages import _data, _loading, _state
 

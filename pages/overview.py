@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.grid import best_per_column, metric_curves, parameter_columns, pivot_grid, score_columns
-from contextgrid.markup import escape_markdown as md
+from contextgrid.analysis.grid import (
+    best_per_column,
+    metric_curves,
+    parameter_columns,
+    pivot_grid,
+    score_columns,
+)
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from contextgrid.plots.grid import curves_plot, grid_heatmap, pivot_heatmap
+from contextgrid.render.grid_charts import curves_plot, grid_heatmap, pivot_heatmap
+from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
 
 st.title("Overview")

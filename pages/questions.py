@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from contextgrid.diagnose import failing_configurations, filter_questions
-from contextgrid.markup import escape_markdown as md
+from contextgrid.analysis.questions import failing_configurations, filter_questions
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
 
 QUESTIONS_OFFERED = 200

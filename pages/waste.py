@@ -9,11 +9,22 @@ from typing import Any
 
 import streamlit as st
 
-from contextgrid.drawing import document_html, legend_html, question_layers
-from contextgrid.markup import escape_markdown as md
+from contextgrid.evidence.waste import coverage_by_configuration, measure_waste, waste_frame
 from contextgrid.metrics import DEFAULT_KS
-from contextgrid.plots.vega import Spec
-from contextgrid.plots.waste import (
+from contextgrid.render.document import document_html, legend_html, question_layers
+from contextgrid.render.export import figure_html, figure_png
+from contextgrid.render.markup import escape_markdown as md
+from contextgrid.render.report import build_report
+from contextgrid.render.vega import Spec
+from contextgrid.render.waste_charts import (
+    characters_chart,
+    configuration_chart,
+    precision_recall_chart,
+    rank_chart,
+    span_chart,
+    waste_split_chart,
+)
+from contextgrid.render.waste_figures import (
     COLOURS,
     characters_plot,
     configuration_heatmap,
@@ -22,16 +33,6 @@ from contextgrid.plots.waste import (
     span_map,
     waste_split_plot,
 )
-from contextgrid.plots.waste_charts import (
-    characters_chart,
-    configuration_chart,
-    precision_recall_chart,
-    rank_chart,
-    span_chart,
-    waste_split_chart,
-)
-from contextgrid.report import build_report, figure_html, figure_png
-from contextgrid.waste import coverage_by_configuration, measure_waste, waste_frame
 from pages import _data, _loading, _state
 
 

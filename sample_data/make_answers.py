@@ -3,7 +3,7 @@
     python sample_data/make_answers.py WORKSPACE [--configs NAME,NAME] [--seed 0]
 
 For each chosen configuration and each question it assembles the context
-from the run's top chunks with contextgrid.generation.assemble_context, then
+from the run's top chunks with contextgrid.answering.context.assemble_context, then
 answers as a real generator tends to: mostly a sentence of the passage
 holding the evidence, with its citation; sometimes with invented content
 added, a citation of a passage the context never had, or a second passage
@@ -30,13 +30,14 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from contextgrid.answer_scores import resolved_items
-from contextgrid.answers import words
+from contextgrid.workspace.answers import resolved_items
+from contextgrid.answering.lexical import words
 from contextgrid.chunking import SENTENCE_END
-from contextgrid.errors import ContextGridError
-from contextgrid.generation import assemble_context
-from contextgrid.records import Answer, AssembledContext, EvalItem
-from contextgrid.workspace import MANIFEST, Workspace, load_workspace
+from contextgrid.core.errors import ContextGridError
+from contextgrid.answering.context import assemble_context
+from contextgrid.data.records import Answer, AssembledContext, EvalItem
+from contextgrid.workspace.model import MANIFEST, Workspace
+from contextgrid.workspace.manifest import load_workspace
 
 TOP = 5
 """How many of a run's chunks are offered to the context, best first."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from contextgrid import WarningLog
 from contextgrid.io import read_documents, read_questions
-from contextgrid.sweep import SweepConfig, sweep
+from contextgrid.workspace.sweep import SweepConfig, sweep
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = (

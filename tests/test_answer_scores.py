@@ -18,27 +18,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid import cli
-from contextgrid.answer_scores import (
+from contextgrid.answering.batch import (
     abstention_matrix,
-    answer_html,
     answers_frame,
-    configure_answers,
     invalid_citations,
-    mark_answer,
     passages_frame,
-    run_answers,
     score_answers,
     summarize_answers,
-    workspace_answers,
-    workspace_summary,
     worst_first,
 )
-from contextgrid.answers import is_abstention, words
-from contextgrid.errors import InputFileError
+from contextgrid.answering.lexical import is_abstention, words
+from contextgrid.cli.main import main as run_cli
+from contextgrid.core.errors import InputFileError
+from contextgrid.data.records import AnswerRecord
 from contextgrid.io import read_answers, read_chunks, read_qrels
-from contextgrid.records import AnswerRecord
-from contextgrid.sweep import sweep, sweep_grid
+from contextgrid.render.answer_html import answer_html, mark_answer
+from contextgrid.workspace.answers import workspace_answers, workspace_summary
+from contextgrid.workspace.sweep import sweep, sweep_grid
 
 REPO = Path(__file__).resolve().parent.parent
 MAKE_ANSWERS = runpy.run_path(str(REPO / "sample_data" / "make_answers.py"))
@@ -374,9 +370,7 @@ def test_default_configurations_spread_over_the_grid() -> None:
 
 
 def run_command(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    command = cli.Subcommand("answers", "score generated answers", configure_answers, run_answers)
-    monkeypatch.setitem(cli.COMMANDS, "answers", command)
-    status = cli.main(["answers", *argv])
+    status = run_cli(["answers", *argv])
     out, err = capsys.readouterr()
     return status, out, err
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.answers import ABSTENTION_PHRASES, is_abstention, words
-from contextgrid.errors import ContextGridError
+from contextgrid.answering.lexical import ABSTENTION_PHRASES, is_abstention, words
+from contextgrid.core.errors import ContextGridError
 
 ITEM = cg.EvalItem(
     id="q1",

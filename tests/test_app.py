@@ -11,10 +11,10 @@ from charts import chart_specs
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
-from contextgrid.diagnose import question_changes
-from contextgrid.grid import best_per_column, metric_curves, pivot_grid
+from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_grid
+from contextgrid.analysis.questions import question_changes
 from contextgrid.io import read_qrels, read_run
-from contextgrid.workspace import load_workspace
+from contextgrid.workspace.manifest import load_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data" / "workspace"

@@ -13,16 +13,15 @@ from streamlit.testing.v1 import AppTest
 from test_answer_scores import DOCUMENTS, SWEEP_GRID, SWEEP_ITEMS, build_workspace  # type: ignore[import-not-found]
 
 import contextgrid as cg
-from contextgrid.answer_scores import (
+from contextgrid.answering.batch import (
     abstention_matrix,
     answers_frame,
     invalid_citations,
     passages_frame,
-    workspace_answers,
-    workspace_summary,
     worst_first,
 )
-from contextgrid.sweep import sweep
+from contextgrid.workspace.answers import workspace_answers, workspace_summary
+from contextgrid.workspace.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 

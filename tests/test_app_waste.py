@@ -11,8 +11,8 @@ from corpora import DOCUMENTS, ITEMS
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
-from contextgrid.sweep import sweep, sweep_grid
-from contextgrid.waste import measure_waste
+from contextgrid.evidence.waste import measure_waste
+from contextgrid.workspace.sweep import sweep, sweep_grid
 
 ROOT = Path(__file__).resolve().parent.parent
 

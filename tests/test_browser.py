@@ -18,7 +18,9 @@ from playwright.sync_api import Browser, Page, expect
 
 import contextgrid as cg
 from contextgrid.io import read_qrels, read_run
-from contextgrid.workspace import MANIFEST, SAMPLE, load_workspace
+from contextgrid.workspace.manifest import load_workspace
+from contextgrid.workspace.model import MANIFEST
+from contextgrid.workspace.sample import SAMPLE
 
 HANDMADE = ROOT / "sample_data" / "handmade"
 

@@ -15,8 +15,8 @@ from browsing import settled as wait
 from playwright.sync_api import Browser, Page, expect
 
 import contextgrid as cg
-from contextgrid.sweep import sweep, sweep_grid
-from contextgrid.waste import workspace_waste
+from contextgrid.workspace.sweep import sweep, sweep_grid
+from contextgrid.workspace.waste import workspace_waste
 
 IMAGES = ROOT / "docs" / "images"
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError
 
 DOCS = ("a", "b")
 

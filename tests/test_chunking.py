@@ -24,8 +24,12 @@ from contextgrid.chunking import (
     chunk_documents,
     get_chunker,
 )
-from contextgrid.errors import ContextGridError, InvalidParameterError, UnknownPluginError
-from contextgrid.spans import union
+from contextgrid.core.errors import (
+    ContextGridError,
+    InvalidParameterError,
+    UnknownPluginError,
+)
+from contextgrid.data.spans import union
 
 # Words, punctuation, spaces, blank lines and a non-ASCII letter, so every kind of boundary comes up.
 texts = st.lists(

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import contextgrid as cg
-from contextgrid import cli
-from contextgrid.progress import LARGE_FILE_BYTES, FileProgress
-from contextgrid.workspace import load_workspace
+from contextgrid.cli.main import main as run_cli
+from contextgrid.cli.progress import LARGE_FILE_BYTES, FileProgress
+from contextgrid.workspace.manifest import load_workspace
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample_data" / "workspace"
@@ -51,7 +51,7 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = cli.main(list(argv))
+    status = run_cli(list(argv))
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -315,7 +315,7 @@ def test_the_command_shows_progress_on_a_terminal_and_keeps_stdout_clean(
 ) -> None:
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    status = cli.main(["evaluate", "qrels.trec", "a.trec", "--format", "json"])
+    status = run_cli(["evaluate", "qrels.trec", "a.trec", "--format", "json"])
     assert status == 0
     assert "loading [" in terminal.getvalue()
     assert "a.trec" in terminal.getvalue()

@@ -7,10 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from contextgrid.cli import main
-from contextgrid.diagnose import shared_scores
+from contextgrid.analysis.questions import shared_scores
+from contextgrid.cli.main import main
 from contextgrid.significance import compare_configurations
-from contextgrid.workspace import SAMPLE, load_workspace
+from contextgrid.workspace.manifest import load_workspace
+from contextgrid.workspace.sample import SAMPLE
 
 HANDMADE = SAMPLE.parent / "handmade"
 

@@ -9,9 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
+from contextgrid.answering.context import (
+    BudgetedContext,
+    assemble_context,
+    context_from_chunks,
+    count_tokens,
+    passage,
+)
 from contextgrid.chunking import RegexTokenizer
-from contextgrid.errors import DuplicateChunkError, InvalidParameterError
-from contextgrid.generation import BudgetedContext, assemble_context, context_from_chunks, count_tokens, passage
+from contextgrid.core.errors import DuplicateChunkError, InvalidParameterError
 
 REFUND = cg.Chunk("r0", cg.Span("refund.md", 0, 51), "Refunds are available within 30 days of purchase.\n")
 CREDIT = cg.Chunk("r1", cg.Span("refund.md", 52, 90), "  Store credit is offered after 30 days.")

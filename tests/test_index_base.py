@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError, InvalidParameterError
+from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.index.base import Scored
 
 EXACT = [Scored("c1", 0.9), Scored("c2", 0.8), Scored("c3", 0.7)]

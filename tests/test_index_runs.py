@@ -8,7 +8,13 @@ from typing import Any, ClassVar
 import pytest
 
 import contextgrid as cg
-from contextgrid.index import RETRIEVERS, BM25Index, available_retrievers, build_index, retrieve
+from contextgrid.index import (
+    RETRIEVERS,
+    BM25Index,
+    available_retrievers,
+    build_index,
+    retrieve,
+)
 from contextgrid.index.base import RanksPositions, Scored
 
 TEXTS = [

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import contextgrid as cg
+from contextgrid.data.records import AnswerRecord
 from contextgrid.io import read_answers, read_chunks, read_documents, read_questions
-from contextgrid.records import AnswerRecord
 
 TEXT = "Refunds are available within 30 days of purchase."
 

@@ -14,8 +14,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contextgrid.errors import ContextGridError, InputFileError
-from contextgrid.io import read_answers, read_chunks, read_documents, read_qrels, read_questions, read_run
+from contextgrid.core.errors import ContextGridError, InputFileError
+from contextgrid.io import (
+    read_answers,
+    read_chunks,
+    read_documents,
+    read_qrels,
+    read_questions,
+    read_run,
+)
 
 Reader = Callable[..., Any]
 

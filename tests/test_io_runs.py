@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contextgrid.errors import ContextGridError, OutputExistsError, UnknownPluginError
+from contextgrid.core.errors import ContextGridError, OutputExistsError, UnknownPluginError
+from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io import read_qrels, read_run, write_qrels, write_run
-from contextgrid.tables import QrelsTable, RunTable
 
 RUN = {"q1": {"c1": 0.5, "c2": 0.9, "c3": 0.25}, "q2": {"c9": 2.0, "c4": -1.5}}
 RANKED = {"q1": ["c2", "c1", "c3"], "q2": ["c9", "c4"]}

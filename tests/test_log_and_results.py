@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError
 
 
 def test_log_entry_prints_severity_stage_subject_and_message() -> None:

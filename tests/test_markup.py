@@ -6,7 +6,7 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextgrid.markup import escape_markdown
+from contextgrid.render.markup import escape_markdown
 
 
 @given(st.text())

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError
 
 
 def refused(message: str) -> Any:

@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 import pytest
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError, UnknownPluginError
-from contextgrid.registry import Registry
+from contextgrid.core.errors import ContextGridError, UnknownPluginError
+from contextgrid.core.registry import Registry
 
 BUILTINS = ("hit_rate", "map", "mrr", "ndcg", "precision", "recall")
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError, OutputExistsError
+from contextgrid.cli.report import configure_report, run_report
+from contextgrid.core.errors import ContextGridError, OutputExistsError
+from contextgrid.evidence.waste import measure_waste
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from contextgrid.report import build_report, configure_report, run_report
-from contextgrid.sweep import sweep, sweep_grid
-from contextgrid.waste import measure_waste
+from contextgrid.render.report import build_report
+from contextgrid.workspace.sweep import sweep, sweep_grid
 
 HOSTILE = '<script>window.__pwned = 1</script> & "quotes"'
 DOCUMENTS = {

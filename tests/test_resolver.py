@@ -13,9 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.chunking import FixedCharChunker, RecursiveChunker, SentenceChunker, chunk_documents
-from contextgrid.errors import ContextGridError, InvalidParameterError
-from contextgrid.resolver import GradeRule, SpanResolver, locate_quote
+from contextgrid.chunking import (
+    FixedCharChunker,
+    RecursiveChunker,
+    SentenceChunker,
+    chunk_documents,
+)
+from contextgrid.core.errors import ContextGridError, InvalidParameterError
+from contextgrid.evidence.resolver import GradeRule, SpanResolver, locate_quote
 
 REFUND = "Refunds are available within 30 days of purchase. Fees apply. Refunds are final."
 DOCS = {"refund.md": REFUND, "fees.md": "Fees are\n  LOW for members. Fees are low."}

@@ -15,8 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError, InvalidParameterError, QuestionMismatchError, UnknownPluginError
-from contextgrid.plots import interval_chart, interval_plot
+from contextgrid.core.errors import (
+    ContextGridError,
+    InvalidParameterError,
+    QuestionMismatchError,
+    UnknownPluginError,
+)
+from contextgrid.render import interval_chart, interval_plot
 from contextgrid.significance import (
     CORRECTIONS,
     PAIRED_TESTS,

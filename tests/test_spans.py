@@ -11,8 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextgrid import Span
-from contextgrid.errors import ContextGridError
-from contextgrid.spans import covered_length, intersection, overlap_length, overlap_pairs, union
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.spans import (
+    covered_length,
+    intersection,
+    overlap_length,
+    overlap_pairs,
+    union,
+)
 
 DOCS = ("a", "b", "c")
 

@@ -8,11 +8,17 @@ from corpora import DOCUMENTS
 from corpora import ITEMS as TINY_ITEMS
 
 import contextgrid as cg
-from contextgrid.cli import main
-from contextgrid.errors import OutputExistsError
+from contextgrid.cli.main import main
+from contextgrid.core.errors import OutputExistsError
 from contextgrid.index import build_index, retrieve
-from contextgrid.io import read_chunks, read_qrels, read_run, write_documents, write_questions
-from contextgrid.sweep import SweepConfig, sweep, sweep_grid
+from contextgrid.io import (
+    read_chunks,
+    read_qrels,
+    read_run,
+    write_documents,
+    write_questions,
+)
+from contextgrid.workspace.sweep import SweepConfig, sweep, sweep_grid
 
 ITEMS = (
     *TINY_ITEMS,

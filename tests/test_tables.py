@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from strategies import CHUNKS, QUESTIONS, distinct_ranking, qrels
 
 import contextgrid as cg
+from contextgrid.core.errors import ContextGridError, RowError
+from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.engine.columns import ranked_grades_from_tables
 from contextgrid.engine.grades import build_ranked_grades
-from contextgrid.errors import ContextGridError, RowError
-from contextgrid.tables import QrelsTable, RunTable
 
 # --- ranking rules ------------------------------------------------------------------------------------------------
 

@@ -13,7 +13,20 @@ from hypothesis import strategies as st
 from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
-from contextgrid.plots.waste import (
+from contextgrid.evidence.waste import (
+    coverage_by_configuration,
+    measure_waste,
+    retrieved_table,
+)
+from contextgrid.render.waste_charts import (
+    characters_chart,
+    configuration_chart,
+    precision_recall_chart,
+    rank_chart,
+    span_chart,
+    waste_split_chart,
+)
+from contextgrid.render.waste_figures import (
     LEGEND,
     characters_plot,
     configuration_heatmap,
@@ -22,15 +35,6 @@ from contextgrid.plots.waste import (
     span_map,
     waste_split_plot,
 )
-from contextgrid.plots.waste_charts import (
-    characters_chart,
-    configuration_chart,
-    precision_recall_chart,
-    rank_chart,
-    span_chart,
-    waste_split_chart,
-)
-from contextgrid.waste import coverage_by_configuration, measure_waste, retrieved_table
 
 
 def chart_bars(spec: dict[str, Any]) -> list[tuple[str, str, float, float, int, int]]:

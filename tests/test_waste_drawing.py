@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.drawing import document_html, question_layers, regions
-from contextgrid.errors import ContextGridError
-from contextgrid.plots.waste import span_map
+from contextgrid.core.errors import ContextGridError
+from contextgrid.render.document import document_html, question_layers, regions
+from contextgrid.render.waste_figures import span_map
 
 HOSTILE = '<script>alert(1)</script> <img src=x onerror="x()"> **b** [l](http://x) $x^2$ $5 &amp;'
 
@@ -113,7 +113,7 @@ def test_a_megabyte_document_with_fifty_chunks_draws_in_under_two_seconds() -> N
 
 
 def test_the_legend_escapes_its_colours_and_meanings() -> None:
-    from contextgrid.drawing import CLASSES, legend_html
+    from contextgrid.render.document import CLASSES, legend_html
 
     page = legend_html({"found": '"><script>x</script>', "missed": "#d7301f"})
     assert "<script>" not in page

@@ -13,7 +13,13 @@ import pytest
 from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
-from contextgrid.plots.waste import (
+from contextgrid.evidence.waste import (
+    coverage_by_configuration,
+    measure_waste,
+    retrieved_table,
+)
+from contextgrid.render.export import figure_html, figure_png
+from contextgrid.render.waste_figures import (
     LEGEND,
     characters_plot,
     configuration_heatmap,
@@ -22,8 +28,6 @@ from contextgrid.plots.waste import (
     span_map,
     waste_split_plot,
 )
-from contextgrid.report import figure_html, figure_png
-from contextgrid.waste import coverage_by_configuration, measure_waste, retrieved_table
 
 
 def bars(figure: Any, kind: str) -> list[tuple[str, float, float]]:

@@ -11,19 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.errors import ContextGridError
-from contextgrid.sweep import sweep, sweep_grid
-from contextgrid.waste import (
+from contextgrid.core.errors import ContextGridError
+from contextgrid.evidence.waste import (
     COMPARED_COLUMNS,
     WASTE_COLUMNS,
-    configuration_waste,
     coverage_by_configuration,
     coverage_by_rank,
     measure_waste,
-    missing_for_waste,
     question_waste,
     retrieved_table,
     waste_frame,
+)
+from contextgrid.workspace.sweep import sweep, sweep_grid
+from contextgrid.workspace.waste import (
+    configuration_waste,
+    missing_for_waste,
     workspace_waste,
 )
 

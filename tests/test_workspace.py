@@ -20,10 +20,13 @@ from hypothesis import strategies as st
 
 import contextgrid as cg
 import contextgrid.io
+from contextgrid.core.errors import ContextGridError, InputFileError
+from contextgrid.data.records import AnswerRecord
 from contextgrid.engine.columns import ranked_grades_from_tables
-from contextgrid.errors import ContextGridError, InputFileError
-from contextgrid.records import AnswerRecord
-from contextgrid.workspace import Configuration, Workspace, WorkspaceResults, load_workspace
+from contextgrid.workspace.configuration import Configuration
+from contextgrid.workspace.manifest import load_workspace
+from contextgrid.workspace.model import Workspace
+from contextgrid.workspace.results import WorkspaceResults
 
 REPO = Path(__file__).resolve().parent.parent
 HANDMADE = REPO / "sample_data" / "handmade"

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..errors import parameter_error
-from ..records import Chunk
-from .base import CHUNKERS, Chunker
-from .boundaries import PARAGRAPH_BREAK, SENTENCE_END, WHITESPACE, RegexTokenizer
-from .fixed import FixedCharChunker, FixedTokenChunker, Tokenizer
-from .recursive import RecursiveChunker
-from .sentences import SentenceChunker
+from contextgrid.chunking.base import CHUNKERS, Chunker
+from contextgrid.chunking.boundaries import (
+    PARAGRAPH_BREAK,
+    SENTENCE_END,
+    WHITESPACE,
+    RegexTokenizer,
+)
+from contextgrid.chunking.fixed import FixedCharChunker, FixedTokenChunker, Tokenizer
+from contextgrid.chunking.recursive import RecursiveChunker
+from contextgrid.chunking.sentences import SentenceChunker
+from contextgrid.core.errors import parameter_error
+from contextgrid.data.records import Chunk
 
 __all__ = [
     "CHUNKERS",

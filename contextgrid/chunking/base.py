@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from numbers import Integral
 from typing import ClassVar, Protocol, runtime_checkable
 
-from ..errors import ContextGridError, parameter_error
-from ..records import Chunk, Span
-from ..registry import Registry
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.registry import Registry
+from contextgrid.data.records import Chunk, Span
 
 __all__ = ["CHUNKERS", "Chunker", "check_document", "check_overlap", "check_size", "make_chunks"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import ContextGridError, parameter_error
+from contextgrid.core.errors import ContextGridError, parameter_error
 
 __all__ = ["PARAGRAPH_BREAK", "SENTENCE_END", "WHITESPACE", "RegexTokenizer", "cuts"]
 

@@ -8,11 +8,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import ContextGridError, parameter_error
-from ..records import Chunk
-from .base import CHUNKERS, check_document, check_overlap, check_size, make_chunks
-from .boundaries import RegexTokenizer
-from .packing import windows
+from contextgrid.chunking.base import (
+    CHUNKERS,
+    check_document,
+    check_overlap,
+    check_size,
+    make_chunks,
+)
+from contextgrid.chunking.boundaries import RegexTokenizer
+from contextgrid.chunking.packing import windows
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.data.records import Chunk
 
 __all__ = ["FixedCharChunker", "FixedTokenChunker", "Tokenizer"]
 

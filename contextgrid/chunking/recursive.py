@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import ClassVar
 
-from ..records import Chunk
-from .base import CHUNKERS, check_document, check_overlap, check_size, make_chunks
-from .boundaries import PARAGRAPH_BREAK, SENTENCE_END, WHITESPACE, cuts
-from .packing import pack, windows
+from contextgrid.chunking.base import (
+    CHUNKERS,
+    check_document,
+    check_overlap,
+    check_size,
+    make_chunks,
+)
+from contextgrid.chunking.boundaries import PARAGRAPH_BREAK, SENTENCE_END, WHITESPACE, cuts
+from contextgrid.chunking.packing import pack, windows
+from contextgrid.data.records import Chunk
 
 __all__ = ["RecursiveChunker"]
 

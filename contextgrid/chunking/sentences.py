@@ -6,10 +6,16 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import ClassVar
 
-from ..records import Chunk
-from .base import CHUNKERS, check_document, check_overlap, check_size, make_chunks
-from .boundaries import SENTENCE_END, cuts
-from .packing import pack
+from contextgrid.chunking.base import (
+    CHUNKERS,
+    check_document,
+    check_overlap,
+    check_size,
+    make_chunks,
+)
+from contextgrid.chunking.boundaries import SENTENCE_END, cuts
+from contextgrid.chunking.packing import pack
+from contextgrid.data.records import Chunk
 
 __all__ = ["SentenceChunker"]
 

@@ -17,8 +17,14 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..tables import QrelsTable, RunTable
-from .grades import IdealLayout, IntArray, RankedGrades, _ideal_layout, _ideal_matrix
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.engine.grades import (
+    IdealLayout,
+    IntArray,
+    RankedGrades,
+    ideal_layout,
+    ideal_matrix,
+)
 
 __all__ = ["ranked_grades_from_tables"]
 
@@ -91,7 +97,7 @@ def _judged(qrels: QrelsTable) -> _Judged:
         rows=_frozen(row_of_owner[owner[is_relevant]]),
         codes=_frozen(chunks.indices.to_numpy(zero_copy_only=False).astype(np.int32)),
         grades=_frozen(grades[is_relevant]),
-        ideal=_ideal_layout(owner, grades, scored, n_all),
+        ideal=ideal_layout(owner, grades, scored, n_all),
     )
 
 
@@ -137,7 +143,7 @@ def ranked_grades_from_tables(
 
     Examples
     --------
-    >>> from contextgrid.tables import QrelsTable, RunTable
+    >>> from contextgrid.data.tables import QrelsTable, RunTable
     >>> qrels = QrelsTable.from_dict({"q1": {"c1": 2, "c2": 1, "c3": 0}, "q2": {"c4": 2}, "q3": {"c5": 0}})
     >>> run = RunTable.from_dict({"q1": ["c3", "c1", "c5", "c2"], "q2": ["c9", "c4", "c1"]})
     >>> batch = ranked_grades_from_tables(qrels, run, 3)
@@ -188,5 +194,5 @@ def ranked_grades_from_tables(
     gains[judged.rows[matched], at] = judged.grades[matched]
 
     most = int(judged.relevant.max(initial=0))
-    ideal = _ideal_matrix(judged.ideal, n, most if depth is None else min(depth, most))
+    ideal = ideal_matrix(judged.ideal, n, most if depth is None else min(depth, most))
     return RankedGrades(list(judged.question_ids), gains, ideal, judged.relevant)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ContextGridError, DuplicateChunkError
+from contextgrid.core.errors import ContextGridError, DuplicateChunkError
 
 __all__ = ["RankedGrades", "build_ranked_grades"]
 
@@ -278,7 +278,7 @@ IdealLayout = tuple[IntArray, IntArray, IntArray]
 """Each relevant judgement's row, position in its row's ideal ranking, and grade: the ideal matrix at any width."""
 
 
-def _ideal_layout(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int) -> IdealLayout:
+def ideal_layout(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int) -> IdealLayout:
     """Where each relevant grade goes in the ideal ranking of its scored question (best first)."""
     keep = grades > 0
     owner, grades = owner[keep], grades[keep]
@@ -293,7 +293,7 @@ def _ideal_layout(owner: IntArray, grades: IntArray, scored: IntArray, n_all: in
     return row_of[owner], position, grades
 
 
-def _ideal_matrix(layout: IdealLayout, questions: int, width: int) -> IntArray:
+def ideal_matrix(layout: IdealLayout, questions: int, width: int) -> IntArray:
     """The ideal grades of ``questions`` rows, ``width`` deep."""
     rows, position, grades = layout
     take = position < width
@@ -304,4 +304,4 @@ def _ideal_matrix(layout: IdealLayout, questions: int, width: int) -> IntArray:
 
 def _ideal_grades(owner: IntArray, grades: IntArray, scored: IntArray, n_all: int, width: int) -> IntArray:
     """Each scored question's relevant grades, best first, ``width`` deep."""
-    return _ideal_matrix(_ideal_layout(owner, grades, scored, n_all), len(scored), width)
+    return ideal_matrix(ideal_layout(owner, grades, scored, n_all), len(scored), width)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..metrics.builtin import (
+from contextgrid.engine.grades import FloatArray, RankedGrades
+from contextgrid.metrics.builtin import (
     HitRateMetric,
     MAPMetric,
     MRRMetric,
@@ -19,7 +20,6 @@ from ..metrics.builtin import (
     PrecisionMetric,
     RecallMetric,
 )
-from .grades import FloatArray, RankedGrades
 
 __all__ = ["KERNELS", "Kernel"]
 

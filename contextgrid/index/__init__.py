@@ -4,7 +4,7 @@ Importing this package is cheap: bm25s, scipy and scikit-learn are imported
 only when an index is built or searched.
 """
 
-from .base import (
+from contextgrid.index.base import (
     RETRIEVERS,
     Index,
     Ranked,
@@ -14,12 +14,17 @@ from .base import (
     build_index,
     recall_against_exact,
 )
-from .bm25 import BM25Index, tokenize
-from .dense import DenseIndex
-from .embeddings import Embedder, FitsOnCorpus, TfidfSvdEmbedder, TfidfSvdEmbedding
-from .hybrid import HybridIndex
-from .quantized import QuantizedIndex
-from .runs import retrieve
+from contextgrid.index.bm25 import BM25Index, tokenize
+from contextgrid.index.dense import DenseIndex
+from contextgrid.index.embeddings import (
+    Embedder,
+    FitsOnCorpus,
+    TfidfSvdEmbedder,
+    TfidfSvdEmbedding,
+)
+from contextgrid.index.hybrid import HybridIndex
+from contextgrid.index.quantized import QuantizedIndex
+from contextgrid.index.runs import retrieve
 
 __all__ = [
     "RETRIEVERS",

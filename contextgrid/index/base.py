@@ -13,10 +13,10 @@ from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ContextGridError, InvalidParameterError, parameter_error
-from ..params import check_k
-from ..records import Chunk
-from ..registry import Registry
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
+from contextgrid.core.registry import Registry
+from contextgrid.data.records import Chunk
 
 __all__ = [
     "RETRIEVERS",
@@ -132,7 +132,7 @@ def build_index(name: str, chunks: Sequence[Chunk], /, **options: Any) -> Index:
     >>> build_index("bm42", chunks)
     Traceback (most recent call last):
     ...
-    contextgrid.errors.UnknownPluginError: no retriever named 'bm42'. Available: bm25, dense, dense_int8, hybrid
+    contextgrid.core.errors.UnknownPluginError: no retriever named 'bm42'. Available: bm25, dense, dense_int8, hybrid
     """
     # from_chunks is not part of the Index protocol: each class takes its own options.
     factory: Callable[..., Index] = getattr(RETRIEVERS.get(name), "from_chunks")  # noqa: B009

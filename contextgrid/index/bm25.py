@@ -1,6 +1,6 @@
 """BM25 over chunk text, scored by the bm25s package.
 
-Tokenization is contextgrid's word rule (the one :func:`contextgrid.answers.words`
+Tokenization is contextgrid's word rule (the one :func:`contextgrid.answering.lexical.words`
 uses): a word is a run of letters and digits, apostrophes inside a word kept,
 compared case-insensitively. There is no stemming and no stop-word list, so
 what matches is exactly what a reader would call the same word.
@@ -25,12 +25,18 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..answers import WORD
-from ..errors import ContextGridError
-from ..params import check_k
-from ..records import Chunk
-from .base import RETRIEVERS, Ranked, check_chunks, check_non_negative, check_queries
-from .ranking import RankedSearch, rank_blocks
+from contextgrid.answering.lexical import WORD
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.records import Chunk
+from contextgrid.index.base import (
+    RETRIEVERS,
+    Ranked,
+    check_chunks,
+    check_non_negative,
+    check_queries,
+)
+from contextgrid.index.ranking import RankedSearch, rank_blocks
 
 __all__ = ["BM25Index", "tokenize"]
 

@@ -9,12 +9,18 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ContextGridError
-from ..params import check_k
-from ..records import Chunk
-from .base import RETRIEVERS, Ranked, check_chunks, check_queries
-from .embeddings import Embedder, FitsOnCorpus, default_embedder, embed, fitted
-from .ranking import RankedSearch, rank_blocks
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.records import Chunk
+from contextgrid.index.base import RETRIEVERS, Ranked, check_chunks, check_queries
+from contextgrid.index.embeddings import (
+    Embedder,
+    FitsOnCorpus,
+    default_embedder,
+    embed,
+    fitted,
+)
+from contextgrid.index.ranking import RankedSearch, rank_blocks
 
 __all__ = ["DenseIndex", "unit_rows"]
 

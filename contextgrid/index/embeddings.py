@@ -18,8 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ContextGridError, parameter_error
-from .bm25 import tokenize
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.index.bm25 import tokenize
 
 __all__ = [
     "Embedder",

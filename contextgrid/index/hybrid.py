@@ -22,10 +22,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ContextGridError, parameter_error
-from ..params import check_k
-from ..records import Chunk
-from .base import (
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.data.records import Chunk
+from contextgrid.index.base import (
     RETRIEVERS,
     Index,
     Ranked,
@@ -35,7 +35,7 @@ from .base import (
     check_non_negative,
     check_queries,
 )
-from .ranking import RankedSearch, rank_blocks
+from contextgrid.index.ranking import RankedSearch, rank_blocks
 
 __all__ = ["DEFAULT_DEPTH", "DEFAULT_RRF_K", "HybridIndex"]
 

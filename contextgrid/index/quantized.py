@@ -24,13 +24,13 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ContextGridError, parameter_error
-from ..params import check_k
-from ..records import Chunk
-from .base import RETRIEVERS, Ranked, check_queries
-from .dense import DenseIndex, unit_rows
-from .embeddings import Embedder, FitsOnCorpus, embed
-from .ranking import RankedSearch, rank_blocks
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.data.records import Chunk
+from contextgrid.index.base import RETRIEVERS, Ranked, check_queries
+from contextgrid.index.dense import DenseIndex, unit_rows
+from contextgrid.index.embeddings import Embedder, FitsOnCorpus, embed
+from contextgrid.index.ranking import RankedSearch, rank_blocks
 
 __all__ = ["QuantizedIndex", "quantize"]
 

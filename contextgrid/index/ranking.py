@@ -14,8 +14,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import parameter_error
-from .base import Ranked, Scored
+from contextgrid.core.errors import parameter_error
+from contextgrid.index.base import Ranked, Scored
 
 __all__ = ["BLOCK_CELLS", "RankedSearch", "query_blocks", "rank_blocks", "to_scored", "top_k"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..errors import ContextGridError, parameter_error
-from ..params import check_k
-from .base import Index, RanksPositions
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.index.base import Index, RanksPositions
 
 __all__ = ["retrieve"]
 

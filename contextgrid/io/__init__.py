@@ -3,19 +3,19 @@
 Runs and qrels come in TREC text, JSON, JSON Lines, CSV/TSV and Parquet,
 optionally gzip-compressed (``.gz``); the format is taken from the suffix or
 from ``format=``. Every reader refuses a malformed file whole with an
-:class:`~contextgrid.errors.InputFileError` naming the file, the line (or
+:class:`~contextgrid.core.errors.InputFileError` naming the file, the line (or
 row), the offending text and what was expected. No input file is modified.
 """
 
 from __future__ import annotations
 
-from . import delimited, jsonfile, jsonl, parquet, trec
-from .answers import read_answers
-from .corpus import write_chunks, write_documents, write_questions
-from .documents import read_chunks, read_documents
-from .formats import FORMATS, SUFFIXES
-from .questions import read_questions
-from .runs import read_qrels, read_run, write_qrels, write_run
+from contextgrid.io import delimited, jsonfile, jsonl, parquet, trec
+from contextgrid.io.answers import read_answers
+from contextgrid.io.corpus import write_chunks, write_documents, write_questions
+from contextgrid.io.documents import read_chunks, read_documents
+from contextgrid.io.formats import FORMATS, SUFFIXES
+from contextgrid.io.questions import read_questions
+from contextgrid.io.runs import read_qrels, read_run, write_qrels, write_run
 
 __all__ = [
     "FORMATS",

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 
-from ..records import Answer, AnswerRecord
-from .files import Source
-from .jsonl import json_objects
+from contextgrid.data.records import Answer, AnswerRecord
+from contextgrid.io.files import Source
+from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_answers"]
 
@@ -24,7 +24,7 @@ def read_answers(path: str | os.PathLike[str]) -> tuple[AnswerRecord, ...]:
 
     A malformed line, a citation that is not a passage number (1 or more),
     or a question answered twice is refused with an
-    :class:`~contextgrid.errors.InputFileError`.
+    :class:`~contextgrid.core.errors.InputFileError`.
 
     Examples
     --------

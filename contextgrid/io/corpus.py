@@ -8,9 +8,9 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import ContextGridError
-from ..records import Chunk, EvalItem
-from .files import atomic_output
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.records import Chunk, EvalItem
+from contextgrid.io.files import atomic_output
 
 __all__ = ["write_chunks", "write_documents", "write_questions"]
 

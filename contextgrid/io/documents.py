@@ -17,11 +17,11 @@ from numbers import Integral
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
-from ..log import WarningLog
-from ..records import Chunk, Span
-from .files import Source
-from .jsonl import json_objects
+from contextgrid.core.errors import InputFileError
+from contextgrid.core.log import WarningLog
+from contextgrid.data.records import Chunk, Span
+from contextgrid.io.files import Source
+from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_chunks", "read_documents"]
 
@@ -53,7 +53,7 @@ def read_documents(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read documents: a folder of ``.txt``/``.md`` files, or a JSON Lines file of ``{"doc_id", "text"}``.
 
     Returns ``{doc_id: text}``. An empty document, undecodable bytes or a
-    ``doc_id`` given twice is refused with an :class:`~contextgrid.errors.InputFileError`.
+    ``doc_id`` given twice is refused with an :class:`~contextgrid.core.errors.InputFileError`.
 
     Examples
     --------

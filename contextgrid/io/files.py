@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, cast
 
-from ..errors import InputFileError, OutputExistsError
+from contextgrid.core.errors import InputFileError, OutputExistsError
 
 __all__ = ["Source", "atomic_output", "is_gzip"]
 

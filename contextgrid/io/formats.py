@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, ClassVar, Protocol
 
-from ..errors import ContextGridError, InputFileError, RowError
-from ..registry import Registry
-from ..tables import QrelsTable, RunTable
-from .files import Source, is_gzip
+from contextgrid.core.errors import ContextGridError, InputFileError, RowError
+from contextgrid.core.registry import Registry
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.io.files import Source, is_gzip
 
 __all__ = ["FORMATS", "SUFFIXES", "FileFormat", "format_for", "located"]
 

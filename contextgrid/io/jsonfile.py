@@ -12,9 +12,9 @@ import json
 from numbers import Integral, Real
 from typing import IO, Any, ClassVar
 
-from ..tables import QrelsTable, RunTable
-from .files import Source
-from .formats import FORMATS
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.io.files import Source
+from contextgrid.io.formats import FORMATS
 
 __all__ = ["JsonFormat"]
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RowError
-from ..tables import QrelsTable, RunTable
-from .files import Source
-from .formats import located
+from contextgrid.core.errors import RowError
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.io.files import Source
+from contextgrid.io.formats import located
 
 __all__ = ["ALIASES", "qrels_columns", "qrels_from_named", "run_columns", "run_from_named"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import IO, Any, ClassVar
 
-from ..tables import QrelsTable, RunTable
-from .files import Source
-from .formats import FORMATS
-from .named import qrels_from_named, run_from_named
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.io.files import Source
+from contextgrid.io.formats import FORMATS
+from contextgrid.io.named import qrels_from_named, run_from_named
 
 __all__ = ["ParquetFormat"]
 

@@ -7,9 +7,9 @@ One question per line::
               {"doc_id": "faq.md", "quote": "within 30 days", "grade": 1}],
      "reference_answer": "30 days"}
 
-Gold given as offsets becomes a :class:`~contextgrid.records.GoldSpan` (with
+Gold given as offsets becomes a :class:`~contextgrid.data.records.GoldSpan` (with
 its ``quote`` if one is given too); gold given as a quoted passage alone
-becomes an :class:`~contextgrid.records.Anchor`, for a span resolver to find.
+becomes an :class:`~contextgrid.data.records.Anchor`, for a span resolver to find.
 ``grade`` defaults to 2. Offsets are not checked against documents here: the
 span resolver does that.
 """
@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..records import Anchor, EvalItem, GoldSpan, Span
-from .files import Source
-from .jsonl import json_objects
+from contextgrid.data.records import Anchor, EvalItem, GoldSpan, Span
+from contextgrid.io.files import Source
+from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_questions"]
 
@@ -58,7 +58,7 @@ def read_questions(path: str | os.PathLike[str]) -> tuple[EvalItem, ...]:
     """Read questions from JSON Lines ``{"id", "question", "gold", "reference_answer"}``.
 
     ``gold`` and ``reference_answer`` are optional. A malformed line, or an
-    id given twice, is refused with an :class:`~contextgrid.errors.InputFileError`.
+    id given twice, is refused with an :class:`~contextgrid.core.errors.InputFileError`.
 
     Examples
     --------

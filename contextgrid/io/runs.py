@@ -7,16 +7,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ContextGridError
-from ..tables import QrelsTable, RunTable
-from .files import Source, atomic_output
-from .formats import format_for
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.io.files import Source, atomic_output
+from contextgrid.io.formats import format_for
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
 
 def read_run(path: str | os.PathLike[str], *, format: str | None = None) -> RunTable:
-    """Read a run file into a :class:`~contextgrid.tables.RunTable`.
+    """Read a run file into a :class:`~contextgrid.data.tables.RunTable`.
 
     Parameters
     ----------
@@ -53,10 +53,10 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None) -> RunT
 
 
 def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> QrelsTable:
-    """Read a qrels file into a :class:`~contextgrid.tables.QrelsTable`.
+    """Read a qrels file into a :class:`~contextgrid.data.tables.QrelsTable`.
 
     Takes the same ``format`` names as :func:`read_run` and raises
-    :class:`~contextgrid.errors.InputFileError` the same way.
+    :class:`~contextgrid.core.errors.InputFileError` the same way.
 
     Examples
     --------
@@ -79,9 +79,9 @@ def write_run(
     tag: str = "contextgrid",
     overwrite: bool = False,
 ) -> None:
-    """Write a run (a :class:`~contextgrid.tables.RunTable` or a plain dict) to ``path``.
+    """Write a run (a :class:`~contextgrid.data.tables.RunTable` or a plain dict) to ``path``.
 
-    An existing ``path`` is refused (:class:`~contextgrid.errors.OutputExistsError`)
+    An existing ``path`` is refused (:class:`~contextgrid.core.errors.OutputExistsError`)
     unless ``overwrite=True``; the file appears only once completely written.
     ``tag`` fills the last column of TREC text. A run without scores written
     as TREC text gets scores counting down to 1, so that trec_eval ranks it
@@ -113,7 +113,7 @@ def write_qrels(
     format: str | None = None,
     overwrite: bool = False,
 ) -> None:
-    """Write qrels (a :class:`~contextgrid.tables.QrelsTable` or a plain dict) to ``path``.
+    """Write qrels (a :class:`~contextgrid.data.tables.QrelsTable` or a plain dict) to ``path``.
 
     Refuses an existing ``path`` unless ``overwrite=True``, like :func:`write_run`.
 

@@ -16,10 +16,10 @@ from typing import IO, Any, ClassVar
 
 import numpy as np
 
-from ..errors import ContextGridError
-from ..tables import QrelsTable, RunTable
-from .files import Source
-from .formats import FORMATS, located
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.io.files import Source
+from contextgrid.io.formats import FORMATS, located
 
 __all__ = ["TrecFormat"]
 

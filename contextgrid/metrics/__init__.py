@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from .base import BUILTIN_METRICS, DEFAULT_KS, METRICS, Metric, Qrels, Run
-from .builtin import HitRateMetric, MAPMetric, MRRMetric, NDCGMetric, PrecisionMetric, RecallMetric
+from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS, Metric, Qrels, Run
+from contextgrid.metrics.builtin import (
+    HitRateMetric,
+    MAPMetric,
+    MRRMetric,
+    NDCGMetric,
+    PrecisionMetric,
+    RecallMetric,
+)
 
 __all__ = [
     "BUILTIN_METRICS",

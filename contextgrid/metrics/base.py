@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Protocol, runtime_checkable
 
-from ..registry import Registry
+from contextgrid.core.registry import Registry
 
 __all__ = ["BUILTIN_METRICS", "DEFAULT_KS", "METRICS", "Metric", "Qrels", "Run"]
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..params import check_k
-from .base import METRICS
+from contextgrid.core.checks import check_k
+from contextgrid.metrics.base import METRICS
 
 __all__ = ["HitRateMetric", "MAPMetric", "MRRMetric", "NDCGMetric", "PrecisionMetric", "RecallMetric"]
 

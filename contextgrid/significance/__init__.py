@@ -7,12 +7,20 @@ imported only when a test or interval that needs it runs.
 
 from __future__ import annotations
 
-from .alignment import AlignedScores, align_scores
-from .compare import compare_all_pairs, compare_configurations, compare_pair
-from .corrections import CORRECTIONS, Correction, correct_p_values
-from .intervals import INTERVALS, IntervalMethod
-from .paired import PAIRED_TESTS, PairedTest
-from .records import ComparisonTable, PairedComparison, PairwiseComparisons
+from contextgrid.significance.alignment import AlignedScores, align_scores
+from contextgrid.significance.compare import (
+    compare_all_pairs,
+    compare_configurations,
+    compare_pair,
+)
+from contextgrid.significance.comparisons import (
+    ComparisonTable,
+    PairedComparison,
+    PairwiseComparisons,
+)
+from contextgrid.significance.corrections import CORRECTIONS, Correction, correct_p_values
+from contextgrid.significance.intervals import INTERVALS, IntervalMethod
+from contextgrid.significance.paired import PAIRED_TESTS, PairedTest
 
 __all__ = [
     "CORRECTIONS",

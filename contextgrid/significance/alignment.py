@@ -10,7 +10,7 @@ from numbers import Real
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ContextGridError, QuestionMismatchError, parameter_error
+from contextgrid.core.errors import ContextGridError, QuestionMismatchError, parameter_error
 
 __all__ = ["AlignedScores", "align_scores", "describe_ids"]
 
@@ -89,7 +89,7 @@ def align_scores(per_query_by_config: Mapping[str, Mapping[str, float]], *, func
     >>> align_scores({"a": {"q1": 1.0, "q2": 0.5}, "b": {"q1": 1.0, "q3": 0.0}}, function="f")
     Traceback (most recent call last):
     ...
-    contextgrid.errors.QuestionMismatchError: f: configurations 'a' and 'b' must score the same questions, ...
+    contextgrid.core.errors.QuestionMismatchError: f: configurations 'a' and 'b' must score the same questions, ...
     """
     if not isinstance(per_query_by_config, Mapping):
         expected = "a mapping of configuration name to {question_id: score}"

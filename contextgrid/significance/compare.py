@@ -10,13 +10,17 @@ from numbers import Integral, Real
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import parameter_error
-from .alignment import AlignedScores, align_scores
-from .corrections import CORRECTIONS
-from .intervals import INTERVALS
-from .paired import PAIRED_TESTS
-from .records import ComparisonTable, PairedComparison, PairwiseComparisons
-from .resampling import bootstrap_mean_differences
+from contextgrid.core.errors import parameter_error
+from contextgrid.significance.alignment import AlignedScores, align_scores
+from contextgrid.significance.comparisons import (
+    ComparisonTable,
+    PairedComparison,
+    PairwiseComparisons,
+)
+from contextgrid.significance.corrections import CORRECTIONS
+from contextgrid.significance.intervals import INTERVALS
+from contextgrid.significance.paired import PAIRED_TESTS
+from contextgrid.significance.resampling import bootstrap_mean_differences
 
 __all__ = ["compare_all_pairs", "compare_configurations", "compare_pair"]
 
@@ -161,7 +165,7 @@ def compare_pair(
     ----------
     a, b : mapping
         ``{question_id: score}``, as :func:`contextgrid.per_query` returns, on
-        the same question ids (else :class:`~contextgrid.errors.QuestionMismatchError`
+        the same question ids (else :class:`~contextgrid.core.errors.QuestionMismatchError`
         listing the ids each side lacks).
     names : (str, str), default ("a", "b")
         What to call the two sides in the result.
@@ -317,7 +321,7 @@ def compare_configurations(
     -------
     ComparisonTable
         ``.to_dataframe()`` for a table, ``str()`` for text, and
-        :func:`contextgrid.plots.interval_plot` for a figure.
+        :func:`contextgrid.render.interval_plot` for a figure.
 
     Examples
     --------

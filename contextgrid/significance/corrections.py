@@ -13,8 +13,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import parameter_error
-from ..registry import Registry
+from contextgrid.core.errors import parameter_error
+from contextgrid.core.registry import Registry
 
 __all__ = [
     "CORRECTIONS",

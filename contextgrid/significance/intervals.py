@@ -12,8 +12,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from ..registry import Registry
-from .resampling import TIE_RTOL
+from contextgrid.core.registry import Registry
+from contextgrid.significance.resampling import TIE_RTOL
 
 __all__ = ["INTERVALS", "BCaInterval", "IntervalMethod", "PercentileInterval", "column_quantiles"]
 

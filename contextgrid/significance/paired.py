@@ -13,8 +13,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from ..registry import Registry
-from .resampling import sign_flip_exceedances
+from contextgrid.core.registry import Registry
+from contextgrid.significance.resampling import sign_flip_exceedances
 
 __all__ = ["PAIRED_TESTS", "PairedTTest", "PairedTest", "PermutationTest", "WilcoxonTest"]
 

@@ -1,0 +1,1 @@
+"""Views over scores: the metric@k grid and per-question diagnostics."""

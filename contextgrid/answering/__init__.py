@@ -1,0 +1,1 @@
+"""Answers: contexts assembled from retrieved chunks, and lexical answer scores with no judge model."""

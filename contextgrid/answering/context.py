@@ -1,0 +1,194 @@
+"""assemble_context: the retrieved chunks as the numbered passages a generator reads, under a token budget.
+
+The passage format: passage ``n`` is ``[n]``, a space and the chunk's text
+with surrounding whitespace stripped; passages are separated by a blank
+line. An answer that cites ``[n]`` cites passage ``n``, which is
+``context.chunks[n - 1]``::
+
+    [1] Refunds are available within 30 days of purchase.
+
+    [2] Store credit is offered after 30 days.
+
+Passages are added in the order given (best first) while the whole text
+stays within the budget; assembly stops at the first chunk that does not
+fit, and that chunk and every one after it are reported as cut, so the
+context is always a prefix of the ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from numbers import Integral
+
+from contextgrid.chunking import RegexTokenizer, Tokenizer
+from contextgrid.core.errors import ContextGridError, DuplicateChunkError, parameter_error
+from contextgrid.data.records import AssembledContext, Chunk
+
+__all__ = [
+    "DEFAULT_TOKENIZER",
+    "PASSAGE_SEPARATOR",
+    "BudgetedContext",
+    "assemble_context",
+    "context_from_chunks",
+    "count_tokens",
+    "passage",
+]
+
+PASSAGE_SEPARATOR = "\n\n"
+"""What separates one passage from the next in an assembled context."""
+
+DEFAULT_TOKENIZER: Tokenizer = RegexTokenizer()
+"""The tokenizer budgets are counted with unless another is given (the one token-based chunking uses)."""
+
+
+def passage(number: int, chunk: Chunk) -> str:
+    """Passage ``number`` as it appears in a context: ``[number] text``.
+
+    Examples
+    --------
+    >>> from contextgrid import Chunk, Span
+    >>> passage(2, Chunk("c9", Span("refund.md", 0, 20), "  Within 30 days.\\n"))
+    '[2] Within 30 days.'
+    """
+    return f"[{number}] {chunk.text.strip()}"
+
+
+def count_tokens(text: str, tokenizer: Tokenizer) -> int:
+    """How many tokens ``tokenizer`` finds in ``text``.
+
+    Examples
+    --------
+    >>> from contextgrid.chunking import RegexTokenizer
+    >>> count_tokens("[1] Refunds: 30 days.", RegexTokenizer())
+    8
+    """
+    return sum(1 for _ in tokenizer(text))
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetedContext(AssembledContext):
+    """An :class:`~contextgrid.AssembledContext` built under a token budget, with what did not fit.
+
+    ``chunks`` are the passages kept, in passage order; ``cut`` the chunks
+    left out, in the order they were given; ``budget_tokens`` the budget.
+    ``tokens`` is the tokenizer's count for ``text``, never above the budget.
+    A ``BudgetedContext`` is an ``AssembledContext``, so it goes straight to
+    :func:`~contextgrid.score_answer`.
+    """
+
+    cut: tuple[Chunk, ...] = ()
+    budget_tokens: int = field(default=0, kw_only=True)
+
+    def __post_init__(self) -> None:
+        # slots=True rebuilds the class, which breaks zero-argument super(); name the parent instead.
+        AssembledContext.__post_init__(self)
+        label = f"BudgetedContext(tokens={self.tokens!r}, budget_tokens={self.budget_tokens!r})"
+        if not isinstance(self.cut, tuple) or not all(isinstance(chunk, Chunk) for chunk in self.cut):
+            raise ContextGridError(f"{label}: cut must be a tuple of Chunk, got {self.cut!r}")
+        if not isinstance(self.budget_tokens, Integral) or isinstance(self.budget_tokens, bool):
+            raise ContextGridError(f"{label}: budget_tokens must be an int")
+        if self.tokens > self.budget_tokens:
+            raise ContextGridError(f"{label}: the context is over its budget")
+
+
+def _checked_chunks(chunks: Iterable[Chunk], function: str) -> tuple[Chunk, ...]:
+    if isinstance(chunks, (str, bytes, Chunk)) or not isinstance(chunks, Iterable):
+        raise parameter_error(function, "chunks", "an iterable of Chunk", chunks)
+    given = tuple(chunks)
+    for position, chunk in enumerate(given):
+        if not isinstance(chunk, Chunk):
+            raise parameter_error(function, f"chunks[{position}]", "a Chunk", chunk)
+    ids = [chunk.id for chunk in given]
+    repeated = sorted({chunk_id for chunk_id in ids if ids.count(chunk_id) > 1})
+    if repeated:
+        raise DuplicateChunkError(
+            f"{function}: the chunks repeat {', '.join(map(repr, repeated))}; a context holds each chunk "
+            "once, so de-duplicate the ranking first, keeping each chunk at its best position"
+        )
+    return given
+
+
+def assemble_context(
+    chunks: Iterable[Chunk],
+    budget_tokens: int,
+    *,
+    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+) -> BudgetedContext:
+    """Number ``chunks`` as passages, best first, until the next would take the text over ``budget_tokens``.
+
+    Parameters
+    ----------
+    chunks : iterable of Chunk
+        Retrieved chunks, best first, each once.
+    budget_tokens : int
+        The most tokens the assembled text may hold (at least 1). The count
+        covers the whole text, passage labels and separators included.
+    tokenizer : callable, optional
+        Text to token offsets, as for
+        :class:`~contextgrid.chunking.FixedTokenChunker`; the default is
+        :class:`~contextgrid.chunking.RegexTokenizer`.
+
+    Returns
+    -------
+    BudgetedContext
+        ``text`` in the passage format (see the module docstring),
+        ``chunks`` the passages kept, ``cut`` the chunks left out and
+        ``tokens`` the tokenizer's count for ``text``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``budget_tokens`` is not an int of at least 1, or a chunk is not a Chunk.
+    DuplicateChunkError
+        A chunk id is given twice.
+
+    Examples
+    --------
+    >>> from contextgrid import Chunk, Span
+    >>> chunks = [
+    ...     Chunk("a", Span("refund.md", 0, 51), "Refunds are available within 30 days of purchase."),
+    ...     Chunk("b", Span("refund.md", 52, 90), "Store credit is offered after 30 days."),
+    ... ]
+    >>> context = assemble_context(chunks, 20)
+    >>> print(context.text)
+    [1] Refunds are available within 30 days of purchase.
+    >>> context.tokens, [c.id for c in context.cut]
+    (12, ['b'])
+    >>> assemble_context(chunks, 40).tokens
+    23
+    """
+    given = _checked_chunks(chunks, "assemble_context")
+    if not isinstance(budget_tokens, Integral) or isinstance(budget_tokens, bool) or budget_tokens < 1:
+        raise parameter_error("assemble_context", "budget_tokens", "an int of at least 1", budget_tokens)
+    if not callable(tokenizer):
+        raise parameter_error("assemble_context", "tokenizer", "a callable from text to token offsets", tokenizer)
+    budget = int(budget_tokens)
+    text, tokens, kept = "", 0, 0
+    for number, chunk in enumerate(given, 1):
+        candidate = passage(number, chunk) if not text else text + PASSAGE_SEPARATOR + passage(number, chunk)
+        # Counted on the whole candidate text, not summed per passage: a tokenizer may merge across the seam.
+        counted = count_tokens(candidate, tokenizer)
+        if counted > budget:
+            break
+        text, tokens, kept = candidate, counted, number
+    return BudgetedContext(text, given[:kept], tokens, given[kept:], budget_tokens=budget)
+
+
+def context_from_chunks(chunks: Iterable[Chunk], *, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> AssembledContext:
+    """Every chunk as a numbered passage, with no budget: the context an answer was logged with.
+
+    Examples
+    --------
+    >>> from contextgrid import Chunk, Span
+    >>> context = context_from_chunks([Chunk("a", Span("d", 0, 8), "30 days."), Chunk("b", Span("d", 9, 14), "Unused")])
+    >>> print(context.text)
+    [1] 30 days.
+    <BLANKLINE>
+    [2] Unused
+    >>> context.tokens
+    10
+    """
+    given = _checked_chunks(chunks, "context_from_chunks")
+    text = PASSAGE_SEPARATOR.join(passage(number, chunk) for number, chunk in enumerate(given, 1))
+    return AssembledContext(text, given, count_tokens(text, tokenizer))

@@ -1,0 +1,159 @@
+"""score_answer: judge a generated answer by its words, with no second model.
+
+The word rule: an answer, a context or a chunk is reduced to the set of its
+words, where a word is a run of letters and digits (apostrophes inside a
+word are kept, so "don't" is one word), compared case-insensitively.
+Citation markers (``[2]``, ``[1, 3]``) are not words: they name passages.
+Word *sets* are compared, so repetition neither helps nor hurts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.records import Answer, AnswerScore, AssembledContext, Chunk, EvalItem
+
+__all__ = ["ABSTENTION_PHRASES", "CITATION", "GROUNDEDNESS_FLOOR", "WORD", "is_abstention", "score_answer", "words"]
+
+WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+"""A word: letters and digits, with apostrophes inside it (the word rule of every lexical score here)."""
+CITATION = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
+"""A citation marker, ``[2]`` or ``[1, 3]``: it names passages, it is not one of the answer's words."""
+
+ABSTENTION_PHRASES: tuple[str, ...] = (
+    "do not contain",
+    "does not contain",
+    "don't contain",
+    "doesn't contain",
+    "not enough information",
+    "insufficient information",
+    "no information",
+    "cannot answer",
+    "can't answer",
+    "unable to answer",
+    "cannot be answered",
+    "cannot be determined",
+    "not mentioned",
+    "not provided",
+    "i don't know",
+    "i do not know",
+)
+"""An answer that contains one of these (case-insensitive, whitespace collapsed) declined to answer."""
+
+GROUNDEDNESS_FLOOR = 0.5
+"""Below this groundedness, most of an answer came from outside its context, and a warning says so."""
+
+
+def words(text: str) -> frozenset[str]:
+    """The set of lowercased words in ``text``, citation markers such as ``[2]`` left out.
+
+    Examples
+    --------
+    >>> sorted(words("Refunds: 30 days [2] -- don't wait!"))
+    ['30', 'days', "don't", 'refunds', 'wait']
+    """
+    return frozenset(match.casefold().replace("’", "'") for match in WORD.findall(CITATION.sub(" ", text)))
+
+
+def is_abstention(text: str) -> bool:
+    """Whether the answer declines to answer (see :data:`ABSTENTION_PHRASES`)."""
+    normalised = " ".join(text.casefold().replace("’", "'").split())
+    return any(phrase in normalised for phrase in ABSTENTION_PHRASES)
+
+
+def score_answer(
+    item: EvalItem,
+    answer: Answer,
+    context: AssembledContext,
+    gold_chunks: Iterable[Chunk] = (),
+) -> AnswerScore:
+    """Judge one generated answer against the context it was given.
+
+    Parameters
+    ----------
+    item : EvalItem
+        The question; ``item.is_resolved`` decides whether there was gold
+        evidence to answer from.
+    answer : Answer
+        The generated text and the passage numbers it cites (1-based).
+    context : AssembledContext
+        What the generator was given; passage ``n`` is ``context.chunks[n - 1]``.
+    gold_chunks : iterable of Chunk, optional
+        The chunks holding the gold evidence; without them
+        ``evidence_overlap`` is 0.0.
+
+    Returns
+    -------
+    AnswerScore
+        ``groundedness``: share of the answer's words found in the context.
+        ``citation_accuracy``: share of the distinct cited numbers that name a
+        passage of the context, ``None`` without citations.
+        ``evidence_overlap``: share of the gold chunks' words the answer used.
+        ``should_have_abstained``: the item is not resolved, or the context
+        holds no chunk. ``warnings``: a groundedness below
+        :data:`GROUNDEDNESS_FLOOR` (not for a refusal), citations of missing
+        passages, a refusal when there was evidence, an answer when there was
+        none.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> item = cg.EvalItem(id="q1", question="Who?")
+    >>> empty = cg.AssembledContext(text="", chunks=(), tokens=0)
+    >>> score = cg.score_answer(item, cg.Answer(text="It was Ada."), empty)
+    >>> score.abstention_correct
+    False
+    >>> print(score.warnings[-1])
+    answered although there was nothing to answer from: no gold evidence was resolved in this parse and the
+    context held no passages
+    """
+    checks: tuple[tuple[object, type, str], ...] = (
+        (item, EvalItem, "item"),
+        (answer, Answer, "answer"),
+        (context, AssembledContext, "context"),
+    )
+    for value, kind, name in checks:
+        if not isinstance(value, kind):
+            raise ContextGridError(f"score_answer: {name} must be of type {kind.__name__}, got {value!r}")
+    answer_words = words(answer.text)
+    context_words = words(context.text)
+    groundedness = len(answer_words & context_words) / len(answer_words) if answer_words else 0.0
+
+    cited = sorted(set(answer.citations))
+    missing = [number for number in cited if number > len(context.chunks)]
+    citation_accuracy = (len(cited) - len(missing)) / len(cited) if cited else None
+
+    gold_words = frozenset().union(*(words(chunk.text) for chunk in gold_chunks))
+    evidence_overlap = len(answer_words & gold_words) / len(gold_words) if gold_words else 0.0
+
+    abstained = is_abstention(answer.text)
+    should_have_abstained = not item.is_resolved or not context.chunks
+
+    warnings = []
+    if not abstained and groundedness < GROUNDEDNESS_FLOOR:
+        warnings.append(
+            f"only {groundedness:.0%} of the answer's words appear in the context it was given, "
+            "so most of it came from somewhere else"
+        )
+    if missing:
+        warnings.append(f"cited passage(s) that were not in the context: {missing}")
+    if abstained and not should_have_abstained:
+        warnings.append("declined to answer although the context held passages and the gold evidence was resolved")
+    if should_have_abstained and not abstained:
+        reasons = []
+        if not item.is_resolved:
+            reasons.append("no gold evidence was resolved in this parse")
+        if not context.chunks:
+            reasons.append("the context held no passages")
+        warnings.append("answered although there was nothing to answer from: " + " and ".join(reasons))
+    return AnswerScore(
+        item_id=item.id,
+        groundedness=groundedness,
+        citation_accuracy=citation_accuracy,
+        evidence_overlap=evidence_overlap,
+        abstained=abstained,
+        should_have_abstained=should_have_abstained,
+        warnings=warnings,
+    )

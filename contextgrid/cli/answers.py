@@ -1,0 +1,82 @@
+"""``contextgrid answers``: score generated answers per configuration."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from contextgrid.answering.batch import answers_frame, worst_first
+from contextgrid.cli.commands import Subcommand
+from contextgrid.workspace.answers import workspace_answers, workspace_summary
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+__all__ = ["COMMAND"]
+
+
+_PER_ANSWER = (
+    "groundedness",
+    "citation_accuracy",
+    "evidence_overlap",
+    "abstained",
+    "should_have_abstained",
+    "problems",
+)
+
+
+def _column(frame: pd.DataFrame, column: str) -> list[float | None]:
+    """A column as the command prints it: flags as 1 or 0, counts as ints, a missing mean as ``None``."""
+    cells: list[float | None] = []
+    for value in frame[column].tolist():
+        if isinstance(value, bool):
+            cells.append(int(value))
+        elif isinstance(value, float) and math.isnan(value):
+            cells.append(None)
+        else:
+            cells.append(value)
+    return cells
+
+
+def _configure_answers(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``contextgrid answers WORKSPACE [--config NAME] [--format table|csv|json]``."""
+    from contextgrid.cli.tables import FORMATS
+
+    parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
+    parser.add_argument(
+        "--config",
+        metavar="NAME",
+        help="one row per answer of this configuration, worst first (default: one column per configuration)",
+    )
+    parser.add_argument("--format", choices=tuple(FORMATS), default="table", help="output format (default: table)")
+
+
+def _run_answers(args: argparse.Namespace) -> int:
+    """Print the answer scores: per configuration (means and abstention counts), or per answer of ``--config``."""
+    from contextgrid.cli.tables import FORMATS, Grid
+    from contextgrid.workspace.manifest import load_workspace
+
+    workspace = load_workspace(args.workspace)
+    if args.config is None:
+        summary = workspace_summary(workspace)
+        values = tuple(tuple(_column(summary, column)) for column in summary.columns)
+        grid = Grid("measure", tuple(summary.columns), tuple(map(str, summary.index)), values)
+    else:
+        frame = worst_first(answers_frame(workspace_answers(workspace, args.config)))
+        columns = [_column(frame, column) for column in _PER_ANSWER]
+        values = tuple(zip(*columns, strict=True))
+        grid = Grid("question", tuple(map(str, frame.index)), _PER_ANSWER, values)
+    FORMATS[args.format](grid, sys.stdout)
+    return 0
+
+
+COMMAND = Subcommand(
+    "answers",
+    "score generated answers per configuration: groundedness, citations, abstentions",
+    _configure_answers,
+    _run_answers,
+)

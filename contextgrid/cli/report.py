@@ -1,0 +1,55 @@
+"""``contextgrid report``: write a one-file HTML report of one configuration."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from contextgrid.cli.commands import Subcommand
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import OutputExistsError
+from contextgrid.render.report import build_report
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["COMMAND"]
+
+
+def _cutoff(text: str) -> int:
+    try:
+        return check_k(int(text), function="report")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"expected a whole number, 1 or more, got {text!r}: {error}") from None
+
+
+def _configure_report(parser: argparse.ArgumentParser) -> None:
+    """Add ``contextgrid report``'s arguments: ``WORKSPACE --config NAME -o FILE [--k K] [--force]``."""
+    parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
+    parser.add_argument("--config", required=True, metavar="NAME", help="the configuration to report on")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    parser.add_argument("--k", type=_cutoff, default=5, metavar="K", help="cut-off for the waste views (default: 5)")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    """Write the report ``args`` ask for; 0 on success (bad input raises :class:`ContextGridError`)."""
+    from contextgrid.workspace.manifest import load_workspace
+
+    output: Path = args.output
+    if output.exists() and not args.force:
+        raise OutputExistsError(f"{output} exists; pass --force to replace it")
+    page = build_report(load_workspace(args.workspace), args.config, k=args.k)
+    output.write_text(page, encoding="utf-8")
+    print(f"wrote {output} ({len(page.encode()):,} bytes)", file=sys.stdout)
+    return 0
+
+
+COMMAND = Subcommand(
+    "report",
+    "write a one-file HTML report of one configuration",
+    _configure_report,
+    _run_report,
+)

@@ -1,0 +1,79 @@
+"""``contextgrid sweep``: chunk, resolve, retrieve and write a workspace for a grid of configurations."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from contextgrid.cli.commands import Subcommand
+from contextgrid.core.log import WarningLog
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["COMMAND"]
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return names
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    try:
+        numbers = tuple(dict.fromkeys(int(part) for part in text.split(",") if part.strip()))
+    except ValueError:
+        numbers = ()
+    if not numbers or min(numbers) < 0:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, 0 or more, got {text!r}")
+    return numbers
+
+
+def _configure_sweep(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("documents", type=Path, help="a folder of .txt/.md files, or JSON Lines {doc_id, text}")
+    parser.add_argument("questions", type=Path, help="JSON Lines questions with gold evidence (quotes or offsets)")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the workspace folder to write")
+    parser.add_argument("--chunkers", type=_names, default=("recursive",), help="default: recursive")
+    parser.add_argument("--sizes", type=_numbers, default=(200, 500, 1000, 2000), help="default: 200,500,1000,2000")
+    parser.add_argument("--overlaps", type=_numbers, default=(0,), help="default: 0")
+    parser.add_argument("--retrievers", type=_names, default=("bm25", "dense"), help="default: bm25,dense")
+    parser.add_argument("--depth", type=_numbers, default=(20,), help="ranks retrieved per question (default: 20)")
+    parser.add_argument("--name", default="sweep", help="the workspace's name")
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    from contextgrid.io import read_documents, read_questions
+    from contextgrid.workspace.sweep import sweep, sweep_grid
+
+    documents = read_documents(args.documents)
+    items = read_questions(args.questions)
+    grid = sweep_grid(
+        chunkers=args.chunkers, sizes=args.sizes, overlaps=args.overlaps, retrievers=args.retrievers, depths=args.depth
+    )
+    shown = sys.stderr.isatty()
+    done = iter(range(1, len(grid) + 1))
+
+    def progress(name: str) -> None:
+        if shown:
+            print(f"\rsweep [{next(done)}/{len(grid)}] {name}".ljust(60), end="", file=sys.stderr, flush=True)
+
+    log = WarningLog()
+    report = sweep(documents, items, grid, args.output, name=args.name, warnings=log, progress=progress)
+    if shown:
+        print(file=sys.stderr)
+    for name, reason in report.failed.items():
+        print(f"contextgrid: {name} failed and was left out: {reason}", file=sys.stderr)
+    print(f"wrote {len(report.written)} configurations to {report.root}")
+    return 0
+
+
+COMMAND = Subcommand(
+    "sweep",
+    "chunk, resolve gold evidence, retrieve and write a workspace for a grid of configurations",
+    _configure_sweep,
+    _run_sweep,
+)

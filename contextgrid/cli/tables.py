@@ -1,0 +1,95 @@
+"""Score tables as the command line prints them, and the registry of their output formats."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from contextgrid.core.errors import ContextGridError
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["FORMATS", "Formatter", "Grid", "register_format"]
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """A labelled table of scores: ``values[row][column]``, ``None`` where there is no score.
+
+    Examples
+    --------
+    >>> Grid("metric", ("recall@1",), ("a.trec", "b.trec"), ((0.5, None),)).values[0]
+    (0.5, None)
+    """
+
+    corner: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    values: tuple[tuple[float | None, ...], ...]
+
+    def __post_init__(self) -> None:
+        if len(self.values) != len(self.rows) or any(len(row) != len(self.columns) for row in self.values):
+            raise ContextGridError(
+                f"Grid: values must be {len(self.rows)} rows of {len(self.columns)} columns, got "
+                f"{[len(row) for row in self.values]}"
+            )
+
+
+Formatter = Callable[[Grid, TextIO], None]
+
+
+FORMATS: dict[str, Formatter] = {}
+"""Output formats by name: ``formatter(grid, stream)`` writes the whole grid."""
+
+
+def register_format(name: str) -> Callable[[Formatter], Formatter]:
+    """Return a decorator that registers a formatter under ``name``."""
+
+    def decorator(formatter: Formatter) -> Formatter:
+        if name in FORMATS:
+            raise ContextGridError(f"an output format named {name!r} is already registered")
+        FORMATS[name] = formatter
+        return formatter
+
+    return decorator
+
+
+def _cell(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4f}"
+
+
+@register_format("table")
+def _write_table(grid: Grid, stream: TextIO) -> None:
+    """Aligned columns for reading, scores to 4 decimals (csv and json keep every digit)."""
+    cells = [[_cell(value) for value in row] for row in grid.values]
+    label_width = max(map(len, (grid.corner, *grid.rows)))
+    widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(grid.columns)]
+    lines = [
+        "  ".join([label.ljust(label_width), *(cell.rjust(width) for cell, width in zip(row, widths, strict=True))])
+        for label, row in zip((grid.corner, *grid.rows), (list(grid.columns), *cells), strict=True)
+    ]
+    stream.write("\n".join(lines) + "\n")
+
+
+@register_format("csv")
+def _write_csv(grid: Grid, stream: TextIO) -> None:
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow([grid.corner, *grid.columns])
+    for label, row in zip(grid.rows, grid.values, strict=True):
+        writer.writerow([label, *("" if value is None else repr(value) for value in row)])
+
+
+@register_format("json")
+def _write_json(grid: Grid, stream: TextIO) -> None:
+    """One object per column, ``{row: score}``: the shape ``evaluate()`` and ``per_query()`` return."""
+    by_column = {
+        column: {label: row[i] for label, row in zip(grid.rows, grid.values, strict=True)}
+        for i, column in enumerate(grid.columns)
+    }
+    stream.write(json.dumps(by_column, indent=2, allow_nan=False) + "\n")

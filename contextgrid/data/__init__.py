@@ -1,0 +1,1 @@
+"""Records, span algebra and columnar run/qrels tables: the data every layer above passes around."""

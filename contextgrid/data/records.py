@@ -1,0 +1,303 @@
+"""The records contextgrid passes around: spans, gold evidence, chunks, questions,
+contexts and answers.
+
+Every record is a frozen, slotted dataclass that checks its own fields, so a
+bad value is refused where it is made, with the value in the message, rather
+than surfacing later as a wrong number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import Any
+
+from contextgrid.core.errors import ContextGridError
+
+__all__ = [
+    "Anchor",
+    "Answer",
+    "AnswerRecord",
+    "AnswerScore",
+    "AssembledContext",
+    "Chunk",
+    "EvalItem",
+    "GoldSpan",
+    "Span",
+]
+
+
+def _is_int(value: object) -> bool:
+    # bool is an int subclass, but True as an offset or grade is always a mistake.
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _require(condition: bool, record: str, message: str) -> None:
+    if not condition:
+        raise ContextGridError(f"{record}: {message}")
+
+
+def _kind_name(kind: type) -> str:
+    return "int" if kind is Integral else kind.__name__
+
+
+def _tuple_of(record: str, name: str, values: Iterable[Any], kind: type) -> tuple[Any, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ContextGridError(f"{record}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
+    items = tuple(values)
+    for position, item in enumerate(items):
+        _require(
+            isinstance(item, kind),
+            record,
+            f"{name}[{position}] must be of type {_kind_name(kind)}, got {item!r}",
+        )
+    return items
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open range ``[start, end)`` of character offsets in one document.
+
+    Examples
+    --------
+    >>> from contextgrid import Span
+    >>> span = Span("refund.md", 100, 200)
+    >>> len(span)
+    100
+    >>> Span("refund.md", 5, 3)
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: Span('refund.md', 5, 3): end must not be before start
+    """
+
+    doc_id: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        label = f"Span({self.doc_id!r}, {self.start!r}, {self.end!r})"
+        _require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
+        _require(_is_int(self.start) and _is_int(self.end), label, "start and end must be int")
+        _require(self.start >= 0, label, "start must be 0 or more")
+        _require(self.end >= self.start, label, "end must not be before start")
+        object.__setattr__(self, "start", int(self.start))
+        object.__setattr__(self, "end", int(self.end))
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class GoldSpan:
+    """A span of gold evidence and its relevance grade.
+
+    ``grade`` follows the IR convention: 2 fully relevant, 1 partially
+    relevant, 0 irrelevant. ``quote`` is the passage the span was resolved
+    from, when the evidence was given as a quotation rather than as offsets.
+    """
+
+    span: Span
+    grade: int = 2
+    quote: str | None = None
+
+    def __post_init__(self) -> None:
+        label = f"GoldSpan({self.span!r}, grade={self.grade!r})"
+        _require(isinstance(self.span, Span), label, "span must be a Span")
+        _require(_is_int(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
+        _require(self.quote is None or isinstance(self.quote, str), label, "quote must be a str or None")
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """Gold evidence as the question's author gave it: a quoted passage of a document.
+
+    An anchor becomes a :class:`GoldSpan` once it is found in a parse of the
+    document; one that a parse lost stays an anchor only.
+    """
+
+    doc_id: str
+    quote: str
+    grade: int = 2
+
+    def __post_init__(self) -> None:
+        label = f"Anchor({self.doc_id!r}, {self.quote!r}, grade={self.grade!r})"
+        _require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
+        _require(isinstance(self.quote, str) and self.quote.strip() != "", label, "quote must be a non-empty str")
+        _require(_is_int(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrievable piece of a document.
+
+    ``text`` is what the parser produced and ``span`` is where it sits in the
+    document; the two may differ in length (a parser that normalises
+    whitespace, say), so neither is checked against the other.
+    """
+
+    id: str
+    span: Span
+    text: str
+
+    def __post_init__(self) -> None:
+        label = f"Chunk(id={self.id!r}, span={self.span!r})"
+        _require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
+        _require(isinstance(self.span, Span), label, "span must be a Span")
+        _require(isinstance(self.text, str), label, f"text must be a str, got {type(self.text).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalItem:
+    """One evaluation question and its gold evidence.
+
+    ``gold`` holds the evidence found in this parse of the documents;
+    ``anchors`` holds the evidence as its author gave it (quoted passages),
+    resolved or not.
+
+    Examples
+    --------
+    >>> from contextgrid import Anchor, EvalItem
+    >>> lost = EvalItem(id="q7", question="Who signs?", anchors=(Anchor("c.md", "the Director"),))
+    >>> lost.is_answerable, lost.is_resolved
+    (True, False)
+    """
+
+    id: str
+    question: str
+    gold: tuple[GoldSpan, ...] = ()
+    anchors: tuple[Anchor, ...] = ()
+    reference_answer: str | None = None
+
+    def __post_init__(self) -> None:
+        label = f"EvalItem(id={self.id!r})"
+        _require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
+        _require(isinstance(self.question, str), label, "question must be a str")
+        object.__setattr__(self, "gold", _tuple_of(label, "gold", self.gold, GoldSpan))
+        object.__setattr__(self, "anchors", _tuple_of(label, "anchors", self.anchors, Anchor))
+        _require(
+            self.reference_answer is None or isinstance(self.reference_answer, str),
+            label,
+            "reference_answer must be a str or None",
+        )
+
+    @property
+    def is_answerable(self) -> bool:
+        """The item has gold evidence at all, found in this parse or not."""
+        return bool(self.gold) or bool(self.anchors)
+
+    @property
+    def is_resolved(self) -> bool:
+        """The gold evidence was found in this parse of the documents."""
+        return bool(self.gold)
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledContext:
+    """The text handed to a generator, and the chunks it was built from.
+
+    Passage ``n`` of the context (as an answer cites it, ``[n]``) is
+    ``chunks[n - 1]``.
+    """
+
+    text: str
+    chunks: tuple[Chunk, ...]
+    tokens: int
+
+    def __post_init__(self) -> None:
+        label = f"AssembledContext(tokens={self.tokens!r})"
+        _require(isinstance(self.text, str), label, "text must be a str")
+        object.__setattr__(self, "chunks", _tuple_of(label, "chunks", self.chunks, Chunk))
+        _require(_is_int(self.tokens) and self.tokens >= 0, label, "tokens must be an int, 0 or more")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A generated answer and the passage numbers it cites (1-based)."""
+
+    text: str
+    citations: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        label = f"Answer(text={self.text!r}, citations={self.citations!r})"
+        _require(isinstance(self.text, str), label, "text must be a str")
+        citations = _tuple_of(label, "citations", self.citations, Integral)
+        _require(
+            all(not isinstance(c, bool) and c >= 1 for c in citations),
+            label,
+            "every citation must be a passage number, 1 or more",
+        )
+        object.__setattr__(self, "citations", tuple(int(c) for c in citations))
+
+
+def _fraction(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and 0.0 <= float(value) <= 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerScore:
+    """How one generated answer did, judged lexically (see :func:`score_answer`)."""
+
+    item_id: str
+    groundedness: float
+    citation_accuracy: float | None
+    evidence_overlap: float
+    abstained: bool
+    should_have_abstained: bool
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        label = f"AnswerScore(item_id={self.item_id!r})"
+        _require(_fraction(self.groundedness), label, f"groundedness must be in [0, 1], got {self.groundedness!r}")
+        _require(
+            self.citation_accuracy is None or _fraction(self.citation_accuracy),
+            label,
+            f"citation_accuracy must be None or in [0, 1], got {self.citation_accuracy!r}",
+        )
+        _require(
+            _fraction(self.evidence_overlap),
+            label,
+            f"evidence_overlap must be in [0, 1], got {self.evidence_overlap!r}",
+        )
+        _require(
+            isinstance(self.abstained, bool) and isinstance(self.should_have_abstained, bool),
+            label,
+            "abstained and should_have_abstained must be bool",
+        )
+        _require(all(isinstance(w, str) for w in self.warnings), label, "warnings must be a list of str")
+
+    @property
+    def abstention_correct(self) -> bool:
+        """The answer declined exactly when there was nothing to answer from."""
+        return self.abstained == self.should_have_abstained
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    """A generated answer as a pipeline logged it: for which question, and from which chunks.
+
+    ``context_chunk_ids`` are the chunks of the context the answer was
+    generated from, in passage order (citation ``[n]`` is the ``n``-th).
+
+    Examples
+    --------
+    >>> from contextgrid.data.records import Answer, AnswerRecord
+    >>> AnswerRecord("q1", Answer("Within 30 days [1].", citations=(1,)), context_chunk_ids=("c4",))
+    AnswerRecord(question_id='q1', answer=Answer(text='Within 30 days [1].', citations=(1,)), context_chunk_ids=('c4',))
+    """
+
+    question_id: str
+    answer: Answer
+    context_chunk_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        label = f"AnswerRecord(question_id={self.question_id!r})"
+        _require(
+            isinstance(self.question_id, str) and self.question_id != "",
+            label,
+            "question_id must be a non-empty str",
+        )
+        _require(isinstance(self.answer, Answer), label, f"answer must be an Answer, got {self.answer!r}")
+        ids = _tuple_of(label, "context_chunk_ids", self.context_chunk_ids, str)
+        _require(all(ids), label, "context_chunk_ids must not hold an empty id")
+        object.__setattr__(self, "context_chunk_ids", ids)

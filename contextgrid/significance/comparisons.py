@@ -1,0 +1,430 @@
+"""What the significance functions return: frozen records of plain Python values."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from contextgrid.core.errors import ContextGridError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ComparisonTable", "PairedComparison", "PairwiseComparisons"]
+
+BETTER, WORSE = "▲", "▼"
+
+
+def _require(condition: bool, record: str, message: str) -> None:
+    if not condition:
+        raise ContextGridError(f"{record}: {message}")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0
+
+
+def _is_probability(value: object) -> bool:
+    return _is_number(value) and 0.0 <= float(value) <= 1.0  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class PairedComparison:
+    """Configuration ``a`` against configuration ``b`` on the same questions.
+
+    ``difference`` is ``mean_a - mean_b``: positive means ``a`` scored higher.
+    ``p_value`` is the test's two-sided p-value; ``p_adjusted`` is it after
+    the ``correction`` for the other comparisons made alongside it, and
+    ``significant`` compares that with ``alpha``. ``ci_low``/``ci_high`` is
+    the bootstrap interval of the mean difference at ``confidence`` (not
+    corrected for many comparisons). ``effect_size`` is the paired Cohen's d,
+    ``difference / sd(differences)``. ``wins``/``ties``/``losses`` count the
+    questions where ``a`` scored higher/within the tie tolerance/lower.
+
+    ``ci_low``, ``ci_high`` and ``effect_size`` are ``None`` where they are
+    undefined: no interval from a single question, and no effect size when
+    every difference is the same non-zero amount (zero spread to scale by).
+
+    Examples
+    --------
+    >>> from contextgrid.significance import compare_pair
+    >>> result = compare_pair({"q1": 1.0, "q2": 0.5, "q3": 0.0}, {"q1": 0.0, "q2": 0.5, "q3": 0.0})
+    >>> result.difference, result.p_value, (result.wins, result.ties, result.losses)
+    (0.3333333333333333, 1.0, (1, 2, 0))
+    """
+
+    a: str
+    b: str
+    test: str
+    n_questions: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+    interval: str
+    p_value: float
+    p_adjusted: float
+    correction: str
+    alpha: float
+    effect_size: float | None
+    wins: int
+    ties: int
+    losses: int
+    n_resamples: int
+
+    def __post_init__(self) -> None:
+        label = f"PairedComparison({self.a!r}, {self.b!r})"
+        for name in ("a", "b", "test", "interval", "correction"):
+            value = getattr(self, name)
+            _require(isinstance(value, str) and value != "", label, f"{name} must be a non-empty str, got {value!r}")
+        for name in ("mean_a", "mean_b", "difference"):
+            value = getattr(self, name)
+            _require(_is_number(value), label, f"{name} must be a finite number, got {value!r}")
+            object.__setattr__(self, name, float(value))
+        for name in ("p_value", "p_adjusted"):
+            value = getattr(self, name)
+            _require(_is_probability(value), label, f"{name} must be a number in [0, 1], got {value!r}")
+            object.__setattr__(self, name, float(value))
+        for name in ("confidence", "alpha"):
+            value = getattr(self, name)
+            _require(
+                _is_number(value) and 0.0 < float(value) < 1.0,
+                label,
+                f"{name} must be a number strictly between 0 and 1, got {value!r}",
+            )
+            object.__setattr__(self, name, float(value))
+        for name in ("ci_low", "ci_high", "effect_size"):
+            value = getattr(self, name)
+            _require(
+                value is None or _is_number(value), label, f"{name} must be a finite number or None, got {value!r}"
+            )
+            object.__setattr__(self, name, None if value is None else float(value))
+        _require(
+            (self.ci_low is None) == (self.ci_high is None), label, "ci_low and ci_high must both be set or both None"
+        )
+        _require(
+            self.ci_low is None or self.ci_high is None or self.ci_low <= self.ci_high,
+            label,
+            f"ci_low {self.ci_low!r} must not exceed ci_high {self.ci_high!r}",
+        )
+        for name in ("n_questions", "wins", "ties", "losses", "n_resamples"):
+            value = getattr(self, name)
+            _require(_is_count(value), label, f"{name} must be an int of 0 or more, got {value!r}")
+            object.__setattr__(self, name, int(value))
+        _require(
+            self.wins + self.ties + self.losses == self.n_questions,
+            label,
+            f"wins + ties + losses ({self.wins} + {self.ties} + {self.losses}) must equal n_questions "
+            f"({self.n_questions})",
+        )
+
+    @property
+    def significant(self) -> bool:
+        """Whether the corrected p-value is at most ``alpha``."""
+        return self.p_adjusted <= self.alpha
+
+    @property
+    def marker(self) -> str:
+        """``"▲"`` for a significant win of ``a``, ``"▼"`` for a significant loss, ``""`` otherwise."""
+        if not self.significant or self.difference == 0.0:
+            return ""
+        return BETTER if self.difference > 0 else WORSE
+
+    @property
+    def verdict(self) -> str:
+        """The comparison in words, from ``a``'s side."""
+        if not self.significant or self.difference == 0.0:
+            return "not significant"
+        return "significantly better" if self.difference > 0 else "significantly worse"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field and the derived ``significant``, ``marker`` and ``verdict``, as plain values."""
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {**fields, "significant": self.significant, "marker": self.marker, "verdict": self.verdict}
+
+
+def _check_family(label: str, comparisons: tuple[PairedComparison, ...], means: Mapping[str, float]) -> None:
+    _require(len(comparisons) > 0, label, "needs at least one comparison")
+    for comparison in comparisons:
+        _require(
+            isinstance(comparison, PairedComparison),
+            label,
+            f"comparisons must hold PairedComparison, got {comparison!r}",
+        )
+        for side in (comparison.a, comparison.b):
+            _require(side in means, label, f"comparison of {comparison.a!r} and {comparison.b!r}: no mean for {side!r}")
+    first = comparisons[0]
+    for comparison in comparisons:
+        same = (comparison.test, comparison.correction, comparison.alpha, comparison.n_questions) == (
+            first.test,
+            first.correction,
+            first.alpha,
+            first.n_questions,
+        )
+        _require(same, label, "every comparison must share one test, correction, alpha and question count")
+
+
+def _frozen_means(label: str, means: Mapping[str, float]) -> Mapping[str, float]:
+    _require(isinstance(means, Mapping), label, f"means must be a mapping, got {means!r}")
+    for name, value in means.items():
+        _require(_is_number(value), label, f"the mean of {name!r} must be a finite number, got {value!r}")
+    return MappingProxyType({str(name): float(value) for name, value in means.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonTable:
+    """Every configuration against one baseline, on one metric.
+
+    ``means`` holds each configuration's mean score, in the order given;
+    ``comparisons`` one :class:`PairedComparison` per other configuration,
+    with ``a`` the configuration and ``b`` the baseline, p-values corrected
+    together as one family.
+
+    Examples
+    --------
+    >>> from contextgrid.significance import compare_configurations
+    >>> table = compare_configurations(
+    ...     {"bm25": {"q1": 0.0, "q2": 1.0}, "dense": {"q1": 1.0, "q2": 1.0}}, baseline="bm25", metric="hit_rate@5"
+    ... )
+    >>> table.comparison("dense").difference, table.significantly_better
+    (0.5, ())
+    """
+
+    metric: str | None
+    baseline: str
+    means: Mapping[str, float]
+    comparisons: tuple[PairedComparison, ...]
+    tie_tolerance: float = field(default=1e-9)
+
+    def __post_init__(self) -> None:
+        label = f"ComparisonTable(baseline={self.baseline!r})"
+        _require(
+            self.metric is None or (isinstance(self.metric, str) and self.metric != ""),
+            label,
+            f"metric must be a non-empty str or None, got {self.metric!r}",
+        )
+        object.__setattr__(self, "means", _frozen_means(label, self.means))
+        object.__setattr__(self, "comparisons", tuple(self.comparisons))
+        _require(self.baseline in self.means, label, f"the baseline has no mean; configurations: {list(self.means)}")
+        _check_family(label, self.comparisons, self.means)
+        for comparison in self.comparisons:
+            _require(
+                comparison.b == self.baseline,
+                label,
+                f"comparison of {comparison.a!r} is against {comparison.b!r}, not the baseline",
+            )
+        _require(
+            _is_number(self.tie_tolerance) and self.tie_tolerance >= 0,
+            label,
+            f"tie_tolerance must be a number of 0 or more, got {self.tie_tolerance!r}",
+        )
+
+    @property
+    def test(self) -> str:
+        """The paired test every comparison used."""
+        return self.comparisons[0].test
+
+    @property
+    def correction(self) -> str:
+        """The correction applied across the comparisons."""
+        return self.comparisons[0].correction
+
+    @property
+    def alpha(self) -> float:
+        """The significance level."""
+        return self.comparisons[0].alpha
+
+    @property
+    def n_questions(self) -> int:
+        """The number of questions every configuration was scored on."""
+        return self.comparisons[0].n_questions
+
+    def comparison(self, config: str) -> PairedComparison:
+        """The comparison of ``config`` with the baseline."""
+        for comparison in self.comparisons:
+            if comparison.a == config:
+                return comparison
+        raise ContextGridError(
+            f"no comparison for {config!r}; compared with {self.baseline!r}: {', '.join(c.a for c in self.comparisons)}"
+        )
+
+    @property
+    def significantly_better(self) -> tuple[str, ...]:
+        """Configurations significantly better than the baseline, after correction."""
+        return tuple(c.a for c in self.comparisons if c.marker == BETTER)
+
+    @property
+    def significantly_worse(self) -> tuple[str, ...]:
+        """Configurations significantly worse than the baseline, after correction."""
+        return tuple(c.a for c in self.comparisons if c.marker == WORSE)
+
+    def __iter__(self) -> Iterator[PairedComparison]:
+        return iter(self.comparisons)
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per configuration, baseline included, in the order given; the baseline's
+        comparison columns are missing values and its verdict is ``"baseline"``."""
+        import pandas as pd
+
+        by_config = {c.a: c for c in self.comparisons}
+        rows = []
+        for config, mean in self.means.items():
+            comparison = by_config.get(config)
+            row: dict[str, Any] = {"config": config, "mean": mean}
+            if comparison is None:
+                row["verdict"] = "baseline"
+            else:
+                row.update(
+                    difference=comparison.difference,
+                    ci_low=comparison.ci_low,
+                    ci_high=comparison.ci_high,
+                    p_value=comparison.p_value,
+                    p_adjusted=comparison.p_adjusted,
+                    effect_size=comparison.effect_size,
+                    wins=comparison.wins,
+                    ties=comparison.ties,
+                    losses=comparison.losses,
+                    marker=comparison.marker,
+                    verdict=comparison.verdict,
+                )
+            rows.append(row)
+        frame = pd.DataFrame(rows, columns=_TABLE_COLUMNS)
+        for name in ("difference", "ci_low", "ci_high", "p_value", "p_adjusted", "effect_size"):
+            frame[name] = frame[name].astype("float64")
+        for name in ("wins", "ties", "losses"):
+            frame[name] = frame[name].astype("Int64")
+        frame["marker"] = frame["marker"].fillna("")
+        return frame.set_index("config")
+
+    def __str__(self) -> str:
+        """A plain-text table: the header names the test, correction and interval behind every row."""
+        first = self.comparisons[0]
+        metric = self.metric or "score"
+        p_label = "p" if first.correction == "none" else f"p ({first.correction})"
+        header = (
+            f"{metric} against {self.baseline!r}, {first.n_questions} questions: {first.test} test, "
+            f"{first.correction} correction, alpha {first.alpha:g}, {first.interval} bootstrap interval"
+        )
+        columns = ("config", "mean", "difference", f"{first.confidence:.0%} interval", p_label, "d", "W/T/L", "")
+        rows = [columns]
+        by_config = {c.a: c for c in self.comparisons}
+        for config, mean in self.means.items():
+            comparison = by_config.get(config)
+            if comparison is None:
+                rows.append((config, f"{mean:.4f}", "", "", "", "", "", "baseline"))
+                continue
+            interval = (
+                "n/a"
+                if comparison.ci_low is None or comparison.ci_high is None
+                else f"[{comparison.ci_low:+.4f}, {comparison.ci_high:+.4f}]"
+            )
+            effect = "n/a" if comparison.effect_size is None else f"{comparison.effect_size:+.2f}"
+            rows.append(
+                (
+                    config,
+                    f"{mean:.4f}",
+                    f"{comparison.difference:+.4f}",
+                    interval,
+                    f"{comparison.p_adjusted:.4f}",
+                    effect,
+                    f"{comparison.wins}/{comparison.ties}/{comparison.losses}",
+                    f"{comparison.marker} {comparison.verdict}" if comparison.marker else comparison.verdict,
+                )
+            )
+        widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
+        lines = [header]
+        lines.extend(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+        )
+        return "\n".join(lines)
+
+
+_TABLE_COLUMNS = [
+    "config",
+    "mean",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "marker",
+    "verdict",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PairwiseComparisons:
+    """Every pair of configurations, p-values corrected together as one family.
+
+    ``comparisons`` are in the order of ``itertools.combinations`` over the
+    configurations as given, ``a`` before ``b``.
+    """
+
+    means: Mapping[str, float]
+    comparisons: tuple[PairedComparison, ...]
+
+    def __post_init__(self) -> None:
+        label = "PairwiseComparisons"
+        object.__setattr__(self, "means", _frozen_means(label, self.means))
+        object.__setattr__(self, "comparisons", tuple(self.comparisons))
+        _check_family(label, self.comparisons, self.means)
+
+    def __iter__(self) -> Iterator[PairedComparison]:
+        return iter(self.comparisons)
+
+    def __len__(self) -> int:
+        return len(self.comparisons)
+
+    def get(self, a: str, b: str) -> PairedComparison:
+        """The comparison of ``a`` with ``b``, stored either way round (then flipped to read as ``a`` minus ``b``)."""
+        for comparison in self.comparisons:
+            if (comparison.a, comparison.b) == (a, b):
+                return comparison
+            if (comparison.a, comparison.b) == (b, a):
+                return _flipped(comparison)
+        raise ContextGridError(f"no comparison of {a!r} with {b!r}; configurations: {', '.join(self.means)}")
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per pair, with every field and ``significant``, ``marker`` and ``verdict``."""
+        import pandas as pd
+
+        return pd.DataFrame([c.to_dict() for c in self.comparisons])
+
+
+def _flipped(comparison: PairedComparison) -> PairedComparison:
+    return PairedComparison(
+        a=comparison.b,
+        b=comparison.a,
+        test=comparison.test,
+        n_questions=comparison.n_questions,
+        mean_a=comparison.mean_b,
+        mean_b=comparison.mean_a,
+        difference=-comparison.difference,
+        ci_low=None if comparison.ci_high is None else -comparison.ci_high,
+        ci_high=None if comparison.ci_low is None else -comparison.ci_low,
+        confidence=comparison.confidence,
+        interval=comparison.interval,
+        p_value=comparison.p_value,
+        p_adjusted=comparison.p_adjusted,
+        correction=comparison.correction,
+        alpha=comparison.alpha,
+        effect_size=None if comparison.effect_size is None else -comparison.effect_size,
+        wins=comparison.losses,
+        ties=comparison.ties,
+        losses=comparison.wins,
+        n_resamples=comparison.n_resamples,
+    )

@@ -1,0 +1,1 @@
+"""Workspaces: configurations, the manifest, the lazily loaded ``Workspace`` model and its workspace-wide views."""

@@ -1,0 +1,98 @@
+"""A workspace's configurations: a name, free-form parameters and the files they are scored from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from contextgrid.core.errors import ContextGridError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+__all__ = ["Configuration", "ParamValue"]
+
+
+ParamValue = str | int | float | bool
+"""What a configuration parameter may hold: one TOML scalar."""
+
+
+def is_param_value(value: object) -> bool:
+    return isinstance(value, (str, int, float, bool))
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """One configuration of a workspace: its name, its parameters and its files.
+
+    Parameters
+    ----------
+    name : str
+        Unique within the workspace.
+    params : mapping of str to str, int, float or bool
+        Free-form (chunker, size, overlap, retriever, ...). Names may not
+        hold ``@``, which is kept for ``metric@k`` labels.
+    run : Path
+        The ranked chunk ids per question.
+    qrels : Path
+        The judgements the run is scored against: the configuration's own
+        file, else the workspace's shared one.
+    chunks, answers : Path, optional
+        The chunks of this configuration's chunking, and its generated answers.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> config = Configuration("bm25-512", {"size": 512}, run=Path("runs/bm25.trec"), qrels=Path("qrels.tsv"))
+    >>> config.params["size"]
+    512
+    >>> Configuration("bm25-512", {"size": [512]}, run=Path("r"), qrels=Path("q"))
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: Configuration('bm25-512'): parameter 'size' must be a str, int, float
+    or bool, got [512]
+    """
+
+    name: str
+    params: Mapping[str, ParamValue]
+    run: Path
+    qrels: Path
+    chunks: Path | None = None
+    answers: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ContextGridError(f"Configuration: name must be a non-empty str, got {self.name!r}")
+        label = f"Configuration({self.name!r})"
+        if not isinstance(self.params, Mapping):
+            raise ContextGridError(f"{label}: params must be a mapping of name to value, got {self.params!r}")
+        for key, value in self.params.items():
+            if not isinstance(key, str) or not key or "@" in key:
+                raise ContextGridError(f"{label}: parameter names must be non-empty str without '@', got {key!r}")
+            if not is_param_value(value):
+                raise ContextGridError(f"{label}: parameter {key!r} must be a str, int, float or bool, got {value!r}")
+        for name in ("run", "qrels", "chunks", "answers"):
+            value = getattr(self, name)
+            if not (isinstance(value, Path) or (value is None and name in ("chunks", "answers"))):
+                raise ContextGridError(f"{label}: {name} must be a Path, got {value!r}")
+        # A read-only copy: the caller's dict stays theirs, and ours cannot drift.
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """Every file this configuration names: run, qrels, then chunks and answers if given."""
+        return tuple(path for path in (self.run, self.qrels, self.chunks, self.answers) if path is not None)
+
+
+def parameters_frame(configs: Sequence[Configuration]) -> pd.DataFrame:
+    import pandas as pd
+
+    names = list(dict.fromkeys(name for config in configs for name in config.params))
+    return pd.DataFrame(
+        {name: [config.params.get(name) for config in configs] for name in names},
+        index=pd.Index([config.name for config in configs], name="config"),
+    )

@@ -1,0 +1,253 @@
+"""The ``contextgrid.toml`` manifest: read and checked line by line into a
+:class:`~contextgrid.workspace.model.Workspace`, and written."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from contextgrid.core.errors import InputFileError
+from contextgrid.workspace.configuration import Configuration, is_param_value
+from contextgrid.workspace.model import MANIFEST, Workspace
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["MANIFEST", "load_workspace", "manifest_text"]
+
+
+_TOP_KEYS = ("name", "qrels", "questions", "documents", "config")
+
+
+_CONFIG_KEYS = ("name", "run", "qrels", "chunks", "answers", "params")
+
+
+_CONFIG_HEADER = re.compile(r"^\s*\[\[\s*config\s*\]\]")
+
+
+_ANY_HEADER = re.compile(r"^\s*\[")
+
+
+class _Manifest:
+    """The parsed manifest with its text, so every complaint can name the line it is about."""
+
+    def __init__(self, path: Path, shown: str) -> None:
+        self.path = path
+        self.shown = shown
+        try:
+            self.text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputFileError(shown, None, None, f"a manifest must be UTF-8 text ({error})") from None
+        self.lines = self.text.splitlines()
+        try:
+            self.data = tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as error:
+            found = re.search(r"at line (\d+)", str(error))
+            line = int(found.group(1)) if found else None
+            raise self.error(line, f"this is not valid TOML ({error})") from None
+        self.config_lines = [number for number, text in enumerate(self.lines, 1) if _CONFIG_HEADER.match(text)]
+
+    def error(self, line: int | None, expected: str) -> InputFileError:
+        text = self.lines[line - 1].strip() if line is not None and 0 < line <= len(self.lines) else None
+        return InputFileError(self.shown, line, text, expected)
+
+    def key_line(self, key: str, config: int | None = None, *, table: str | None = None) -> int | None:
+        """Line of ``key = ...`` at the top level, or in the ``config``-th ``[[config]]``
+        (in its ``[config.table]`` when ``table`` is given)."""
+        if config is None:
+            start = 1
+            end = next((n for n, text in enumerate(self.lines, 1) if _ANY_HEADER.match(text)), len(self.lines) + 1)
+        elif config < len(self.config_lines):
+            start = self.config_lines[config] + 1
+            end = self.config_lines[config + 1] if config + 1 < len(self.config_lines) else len(self.lines) + 1
+            if table is not None:
+                header = re.compile(rf"^\s*\[\s*config\s*\.\s*{re.escape(table)}\s*\]")
+                start = next((n + 1 for n in range(start, end) if header.match(self.lines[n - 1])), start)
+        else:
+            return None
+        pattern = re.compile(rf"^\s*(?:{re.escape(key)}|\"{re.escape(key)}\")\s*=")
+        return next((n for n in range(start, end) if pattern.match(self.lines[n - 1])), None)
+
+    def config_line(self, config: int) -> int | None:
+        return self.config_lines[config] if config < len(self.config_lines) else None
+
+
+def _check_keys(manifest: _Manifest, table: Mapping[str, object], allowed: Sequence[str], config: int | None) -> None:
+    where = "at the top level" if config is None else "in a [[config]]"
+    for key in table:
+        if key not in allowed:
+            raise manifest.error(
+                manifest.key_line(key, config),
+                f"unknown key {key!r} {where}; the keys allowed there are {', '.join(allowed)}",
+            )
+
+
+def _path(
+    manifest: _Manifest,
+    root: Path,
+    table: Mapping[str, object],
+    key: str,
+    subject: str,
+    config: int | None,
+) -> Path | None:
+    """The file ``table[key]`` names, relative to the workspace folder; it must exist."""
+    if key not in table:
+        return None
+    value = table[key]
+    line = manifest.key_line(key, config)
+    if not isinstance(value, str) or not value:
+        raise manifest.error(line, f"{subject}: {key} must be a path (a non-empty string), got {value!r}")
+    path = root / value
+    if key == "documents" and not path.exists():
+        raise manifest.error(line, f"{subject}: the documents {value!r} do not exist (paths are relative to {root})")
+    if key != "documents" and not path.is_file():
+        raise manifest.error(line, f"{subject}: the {key} file {value!r} does not exist (paths are relative to {root})")
+    return path
+
+
+def _configuration(manifest: _Manifest, root: Path, index: int, table: object, shared: Path | None) -> Configuration:
+    line = manifest.config_line(index)
+    if not isinstance(table, Mapping):
+        raise manifest.error(line, f"config must be an array of tables ([[config]]), got {table!r}")
+    _check_keys(manifest, table, _CONFIG_KEYS, index)
+    name = table.get("name")
+    if not isinstance(name, str) or not name.strip():
+        where = manifest.key_line("name", index) or line
+        raise manifest.error(where, f"configuration {index + 1} needs a name (a non-empty string), got {name!r}")
+    subject = f"configuration {name!r}"
+    run = _path(manifest, root, table, "run", subject, index)
+    if run is None:
+        raise manifest.error(line, f'{subject} names no run file; every configuration needs run = "..."')
+    qrels = _path(manifest, root, table, "qrels", subject, index) or shared
+    if qrels is None:
+        raise manifest.error(
+            line,
+            f'{subject} has no qrels: give it qrels = "..." or name shared qrels at the top of the manifest',
+        )
+    params = table.get("params", {})
+    if not isinstance(params, Mapping):
+        raise manifest.error(manifest.key_line("params", index) or line, f"{subject}: params must be a table")
+    for key, value in params.items():
+        if "@" in key or not key:
+            raise manifest.error(
+                manifest.key_line(key, index, table="params") or line,
+                f"{subject}: parameter {key!r} must be a non-empty name without '@' (kept for metric@k labels)",
+            )
+        if not is_param_value(value):
+            raise manifest.error(
+                manifest.key_line(key, index, table="params") or line,
+                f"{subject}: parameter {key!r} must be a string, number or boolean, got {value!r}",
+            )
+    return Configuration(
+        name,
+        params,
+        run=run,
+        qrels=qrels,
+        chunks=_path(manifest, root, table, "chunks", subject, index),
+        answers=_path(manifest, root, table, "answers", subject, index),
+    )
+
+
+def manifest_text(
+    name: str,
+    configs: Sequence[Mapping[str, object]],
+    *,
+    comment: str | None = None,
+    **shared: str,
+) -> str:
+    """The text of a ``contextgrid.toml``: the shared files, then one ``[[config]]`` table per mapping.
+
+    Each mapping gives a configuration's keys (``name``, ``run``, ``qrels``,
+    ``chunks``, ``answers``) and optionally ``params``, a mapping of its own.
+    Values are written as JSON, which TOML reads the same for strings,
+    numbers and booleans.
+
+    Examples
+    --------
+    >>> print(manifest_text("demo", [{"name": "a", "run": "a.trec", "params": {"size": 500}}], qrels="q.trec"), end="")
+    name = "demo"
+    qrels = "q.trec"
+    <BLANKLINE>
+    [[config]]
+    name = "a"
+    run = "a.trec"
+    [config.params]
+    size = 500
+    """
+    lines = [] if comment is None else [f"# {comment}"]
+    lines += [f"name = {json.dumps(name)}", *(f"{key} = {json.dumps(value)}" for key, value in shared.items())]
+    for config in configs:
+        lines += ["", "[[config]]"]
+        lines += [f"{key} = {json.dumps(value)}" for key, value in config.items() if key != "params"]
+        params = config.get("params")
+        if isinstance(params, Mapping) and params:
+            lines += ["[config.params]", *(f"{key} = {json.dumps(value)}" for key, value in params.items())]
+    return "\n".join(lines) + "\n"
+
+
+def load_workspace(path: str | Path) -> Workspace:
+    """Read the workspace in folder ``path`` (or from its ``contextgrid.toml`` itself).
+
+    The manifest is checked in full, and every file it names must exist; the
+    files are read later, when first asked for. Paths in the manifest are
+    relative to the workspace folder.
+
+    Raises
+    ------
+    InputFileError
+        Naming ``contextgrid.toml``, the line and the configuration, for a
+        missing manifest or file, invalid TOML, an unknown key, a repeated
+        configuration name or a configuration without qrels.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> workspace = load_workspace(SAMPLE.parent / "handmade")
+    >>> workspace.names
+    ('bm25-fixed-512', 'dense-fixed-512', 'bm25-fixed-256', 'dense-fixed-256')
+    >>> dict(workspace.config("dense-fixed-256").params)
+    {'chunker': 'fixed', 'size': 256, 'overlap': 32, 'retriever': 'dense'}
+    """
+    given = Path(path)
+    manifest_path = given if given.name == MANIFEST and given.is_file() else given / MANIFEST
+    shown = str(manifest_path)
+    if not manifest_path.is_file():
+        expected = (
+            f"no {MANIFEST} here; a workspace is a folder holding a {MANIFEST} manifest"
+            if given.is_dir()
+            else "no such workspace folder"
+        )
+        raise InputFileError(shown if given.is_dir() else given, None, None, expected)
+    root = manifest_path.parent.resolve()
+    manifest = _Manifest(manifest_path, shown)
+    data = manifest.data
+    _check_keys(manifest, data, _TOP_KEYS, None)
+
+    name = data.get("name", root.name)
+    if not isinstance(name, str) or not name.strip():
+        raise manifest.error(manifest.key_line("name"), f"name must be a non-empty string, got {name!r}")
+    shared = _path(manifest, root, data, "qrels", "the shared qrels", None)
+    questions = _path(manifest, root, data, "questions", "the shared questions", None)
+    documents = _path(manifest, root, data, "documents", "the shared documents", None)
+
+    tables = data.get("config", [])
+    if not isinstance(tables, list) or not tables:
+        raise manifest.error(
+            manifest.key_line("config"),
+            "a workspace needs at least one configuration: add a [[config]] table with a name and a run",
+        )
+    configs: list[Configuration] = []
+    for index, table in enumerate(tables):
+        config = _configuration(manifest, root, index, table, shared)
+        if any(config.name == earlier.name for earlier in configs):
+            raise manifest.error(
+                manifest.key_line("name", index) or manifest.config_line(index),
+                f"configuration name {config.name!r} is used twice; each configuration needs its own name",
+            )
+        configs.append(config)
+    return Workspace(name, root, tuple(configs), questions_path=questions, documents_path=documents)

@@ -1,0 +1,336 @@
+"""Workspaces: a folder of configurations to compare, described by a ``contextgrid.toml`` manifest.
+
+The manifest names each configuration (a name, free-form parameters such as
+chunker, size or retriever, and its run / qrels / chunks / answers files) and
+what they share (qrels, or questions and documents). :func:`load_workspace`
+checks the manifest and that every file it names exists; the files themselves
+load lazily, once, the first time they are asked for. The dashboard and the
+``contextgrid`` command both work from the one :class:`Workspace`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from contextgrid.core.checks import check_k, check_ks
+from contextgrid.core.errors import ContextGridError
+from contextgrid.core.log import LogEntry, WarningLog
+from contextgrid.data.records import AnswerRecord, Chunk, EvalItem
+from contextgrid.data.run_result import RunResult
+from contextgrid.engine.grades import FloatArray, RankedGrades
+from contextgrid.engine.scoring import mean_scores, ranked_grades, resolve_metrics, score_questions
+from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
+from contextgrid.workspace.configuration import Configuration, parameters_frame
+from contextgrid.workspace.results import WorkspaceResults
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from contextgrid.data.tables import QrelsTable, RunTable
+
+__all__ = ["MANIFEST", "Workspace"]
+
+MANIFEST = "contextgrid.toml"
+"""The file that makes a folder a workspace."""
+
+
+_T = TypeVar("_T")
+_KEPT_DEPTH = max(DEFAULT_KS)
+"""How deep the ranked-grade matrix a workspace keeps for each configuration is."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Workspace:
+    """A folder of configurations to compare; make one with :func:`load_workspace`.
+
+    The files a workspace names load on first use and are kept, so asking
+    twice reads once. Everything it returns is read-only.
+    """
+
+    name: str
+    root: Path
+    configs: tuple[Configuration, ...]
+    questions_path: Path | None = None
+    documents_path: Path | None = None
+    _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
+    # One lock per cache key, so that different files load at once while each is read only once. Re-entrant:
+    # a loader may load what it is built from (the resolved questions need the documents).
+    _locks: dict[tuple[Any, ...], threading.RLock] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "configs", tuple(self.configs))
+        names = [config.name for config in self.configs]
+        if not names:
+            raise ContextGridError(f"Workspace({self.name!r}): a workspace needs at least one configuration")
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ContextGridError(
+                f"Workspace({self.name!r}): configuration names must be unique, repeated: {repeated}"
+            )
+
+    def _load(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
+        """``build()``, once per ``key``; callers asking for a key being built wait for it."""
+        if key in self._cache:
+            cached: _T = self._cache[key]
+            return cached
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.RLock())
+        with lock:
+            if key not in self._cache:
+                self._cache[key] = build()
+            loaded: _T = self._cache[key]
+            return loaded
+
+    def _each_config(self, work: Callable[[Configuration], _T]) -> list[_T]:
+        """``work(config)`` for every configuration, in manifest order, on one thread per CPU.
+
+        Reading files and building matrices is mostly pyarrow and numpy, which
+        run outside the GIL. The first configuration (in manifest order) that
+        fails raises; those not yet started are not started.
+        """
+        workers = min(_cpu_count(), len(self.configs))
+        if workers <= 1:
+            return [work(config) for config in self.configs]
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="contextgrid-workspace")
+        try:
+            return list(pool.map(work, self.configs))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The configuration names, in manifest order."""
+        return tuple(config.name for config in self.configs)
+
+    def parameters(self) -> pd.DataFrame:
+        """One row per configuration (index ``config``, manifest order), one column per parameter;
+        nothing is read but the manifest. A parameter a configuration lacks is missing.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.sample import SAMPLE
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> print(load_workspace(SAMPLE.parent / "handmade").parameters())
+                        chunker  size  overlap retriever
+        config
+        bm25-fixed-512    fixed   512       64      bm25
+        dense-fixed-512   fixed   512       64     dense
+        bm25-fixed-256    fixed   256       32      bm25
+        dense-fixed-256   fixed   256       32     dense
+        """
+        return parameters_frame(self.configs)
+
+    def config(self, name: str) -> Configuration:
+        """The configuration called ``name``."""
+        for config in self.configs:
+            if config.name == name:
+                return config
+        raise ContextGridError(
+            f"workspace {self.name!r} has no configuration named {name!r}. Available: {', '.join(self.names)}"
+        )
+
+    def run(self, name: str) -> RunTable:
+        """The run of configuration ``name``, read on first use."""
+        from contextgrid.io import read_run
+
+        path = self.config(name).run
+        return self._load(("run", path), lambda: read_run(path))
+
+    def qrels(self, name: str) -> QrelsTable:
+        """The qrels configuration ``name`` is scored against (its own, else the shared ones)."""
+        from contextgrid.io import read_qrels
+
+        path = self.config(name).qrels
+        return self._load(("qrels", path), lambda: read_qrels(path))
+
+    def chunks(self, name: str) -> tuple[Chunk, ...]:
+        """The chunks of configuration ``name``; an error if the manifest names none."""
+        path = self.config(name).chunks
+        if path is None:
+            raise ContextGridError(f"configuration {name!r} of workspace {self.name!r} names no chunks file")
+        from contextgrid.io import read_chunks
+
+        def load() -> tuple[Chunk, ...]:
+            documents = dict(self.documents) if self.documents_path is not None else None
+            return read_chunks(path, documents=documents)
+
+        return self._load(("chunks", path), load)
+
+    def answers(self, name: str) -> tuple[AnswerRecord, ...]:
+        """The generated answers of configuration ``name``; an error if the manifest names none."""
+        path = self.config(name).answers
+        if path is None:
+            raise ContextGridError(f"configuration {name!r} of workspace {self.name!r} names no answers file")
+        from contextgrid.io import read_answers
+
+        return self._load(("answers", path), lambda: read_answers(path))
+
+    @property
+    def documents(self) -> Mapping[str, str]:
+        """The shared documents, ``{doc_id: text}``; an error if the manifest names none."""
+        path = self.documents_path
+        if path is None:
+            raise ContextGridError(f"workspace {self.name!r} names no documents in its {MANIFEST}")
+        from contextgrid.io import read_documents
+
+        return self._load(("documents", path), lambda: MappingProxyType(read_documents(path)))
+
+    @property
+    def questions(self) -> tuple[EvalItem, ...]:
+        """The shared questions; an error if the manifest names none."""
+        path = self.questions_path
+        if path is None:
+            raise ContextGridError(f"workspace {self.name!r} names no questions in its {MANIFEST}")
+        from contextgrid.io import read_questions
+
+        return self._load(("questions", path), lambda: read_questions(path))
+
+    @property
+    def resolved(self) -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
+        """The questions with their gold evidence found in the documents, and what could not be.
+
+        Resolved once with :class:`~contextgrid.evidence.resolver.SpanResolver` and kept; needs
+        both documents and questions in the manifest.
+        """
+        if self.questions_path is None:
+            raise ContextGridError(f"workspace {self.name!r} names no questions in its {MANIFEST}")
+
+        def resolve() -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
+            from contextgrid.evidence.resolver import SpanResolver
+
+            log = WarningLog()
+            items = SpanResolver(self.documents).resolve(self.questions, warnings=log)
+            return items, tuple(log.entries)
+
+        return self._load(("resolved", self.questions_path), resolve)
+
+    def ranked_grades(self, name: str, depth: int) -> RankedGrades:
+        """The ranked-grade matrix of configuration ``name`` against its qrels, at least ``depth`` ranks deep.
+
+        Up to ``max(DEFAULT_KS)`` ranks deep, the matrix is built once per
+        configuration at that depth and shared by :meth:`evaluate`,
+        :meth:`per_query` and any other caller (a deeper matrix gives the same
+        scores at every k it covers); deeper ones are built on each call, so
+        a workspace never holds whole rankings twice.
+        """
+        depth = check_k(depth, function="Workspace.ranked_grades")
+        config = self.config(name)
+        # The run first: configurations usually share their qrels, and threads reading runs need not wait for them.
+        run, qrels = self.run(name), self.qrels(name)
+        if depth > _KEPT_DEPTH:
+            return ranked_grades(qrels, run, depth)
+        key = ("grades", config.run, config.qrels)
+        kept = self._load(key, lambda: _read_only(ranked_grades(qrels, run, _KEPT_DEPTH)))
+        # A new matrix object around the kept arrays: what a caller derives from it (hits, dcg ...) is not kept.
+        return RankedGrades(list(kept.question_ids), kept.gains, kept.ideal, kept.relevant)
+
+    def evaluate(
+        self,
+        *,
+        ks: Sequence[int] = DEFAULT_KS,
+        metrics: Sequence[str] = BUILTIN_METRICS,
+        warnings: WarningLog | None = None,
+    ) -> WorkspaceResults:
+        """Score every configuration as :func:`contextgrid.evaluate` does.
+
+        Configurations are read and scored on one thread per CPU.
+
+        Parameters
+        ----------
+        ks, metrics, warnings
+            As for :func:`contextgrid.evaluate`. ``warnings`` receives every
+            configuration's entries, in manifest order; each :class:`RunResult`
+            keeps its own.
+
+        Returns
+        -------
+        WorkspaceResults
+            One :class:`RunResult` per configuration, in manifest order;
+            ``.to_dataframe()`` lays them out with the parameters.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.sample import SAMPLE
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> results = load_workspace(SAMPLE.parent / "handmade").evaluate(ks=[5], metrics=["recall"])
+        >>> results["dense-fixed-512"]["recall@5"]
+        0.7837837837837838
+        """
+        # Checked as evaluate() checks them, but before any file is read.
+        cutoffs = check_ks(ks, function="Workspace.evaluate")
+        resolved = resolve_metrics(metrics, function="Workspace.evaluate")
+        depth = max(cutoffs)
+
+        def score(config: Configuration) -> RunResult:
+            log = WarningLog()
+            batch = self.ranked_grades(config.name, depth)
+            scores = mean_scores(resolved, batch, self.qrels(config.name), self.run(config.name), cutoffs, log)
+            return RunResult(config.name, scores, tuple(log.entries))
+
+        results = self._each_config(score)
+        if warnings is not None:
+            for result in results:
+                warnings.entries.extend(result.warnings)
+        labels = tuple(f"{metric.name}@{k}" for metric in resolved for k in cutoffs)
+        return WorkspaceResults(self.configs, tuple(results), labels)
+
+    def per_query(self, metric: str, k: int) -> pd.DataFrame:
+        """``metric@k`` per question (rows, index ``question``) and configuration (columns).
+
+        The scores are :func:`contextgrid.per_query`'s; a question a
+        configuration's qrels do not score is missing (``NaN``) in its column.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.sample import SAMPLE
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> load_workspace(SAMPLE.parent / "handmade").per_query("mrr", 5).loc["q02"].tolist()
+        [0.0, 1.0, 0.2, 1.0]
+        """
+        import numpy as np
+        import pandas as pd
+
+        cutoff = check_k(k, function="Workspace.per_query")
+        resolved = METRICS.get(metric)
+
+        def score(config: Configuration) -> tuple[list[str], FloatArray]:
+            batch = self.ranked_grades(config.name, cutoff)
+            scores = score_questions(resolved, batch, self.qrels(config.name), self.run(config.name), cutoff)
+            return batch.question_ids, scores
+
+        columns = self._each_config(score)
+        # Configurations scored against the same qrels share their questions: usually there is one list.
+        distinct: list[list[str]] = []
+        for questions, _ in columns:
+            if not any(questions == seen for seen in distinct):
+                distinct.append(questions)
+        index = pd.Index(list(dict.fromkeys(chain.from_iterable(distinct))), name="question")
+        values = np.full((len(index), len(columns)), np.nan)
+        for position, (questions, scores) in enumerate(columns):
+            rows = slice(None) if len(distinct) == 1 else index.get_indexer(pd.Index(questions))
+            values[rows, position] = scores
+        return pd.DataFrame(values, index=index, columns=pd.Index(self.names, name="config"))
+
+
+def _cpu_count() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _read_only(batch: RankedGrades) -> RankedGrades:
+    """``batch`` with its arrays made read-only, as it is kept and shared."""
+    for array in (batch.gains, batch.ideal, batch.relevant):
+        array.flags.writeable = False
+    return batch

@@ -1,0 +1,252 @@
+"""sweep(): documents + questions + a grid of configurations -> a workspace folder.
+
+Each configuration is a chunker (with its size and overlap), a retriever and
+a depth. Chunkings are shared between the retrievers that use them, and the
+gold evidence is resolved once and mapped onto each chunking, so
+configurations with different chunkings are judged against the same
+character spans.
+
+Layout written into the folder::
+
+    contextgrid.toml            the manifest load_workspace() reads
+    documents.jsonl, questions.jsonl
+    chunks/<chunking>.jsonl, qrels/<chunking>.trec, runs/<configuration>.trec
+
+A configuration that fails is reported in the returned :class:`SweepReport`
+(and in ``warnings``) and left out of the manifest; the others are still
+written. Re-running into the same folder replaces only files a sweep wrote
+there (listed in ``.contextgrid-sweep.json``); any other file in the way is
+refused, never overwritten or deleted.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from contextgrid.chunking import get_chunker
+from contextgrid.core.errors import ContextGridError, OutputExistsError
+from contextgrid.core.log import WarningLog
+from contextgrid.data.records import Chunk, EvalItem
+from contextgrid.evidence.resolver import SpanResolver
+from contextgrid.index import build_index, retrieve
+from contextgrid.io import (
+    write_chunks,
+    write_documents,
+    write_qrels,
+    write_questions,
+    write_run,
+)
+from contextgrid.workspace.manifest import manifest_text
+from contextgrid.workspace.model import MANIFEST
+
+__all__ = ["SweepConfig", "SweepReport", "sweep", "sweep_grid"]
+
+LEDGER = ".contextgrid-sweep.json"
+"""The files a sweep wrote into its folder: only these may be replaced by the next sweep."""
+
+
+@dataclass(frozen=True, slots=True)
+class SweepConfig:
+    """One configuration: how to chunk, how to retrieve, how deep.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.sweep import SweepConfig
+    >>> SweepConfig("recursive", 500, 50, "bm25").name
+    'bm25-recursive-500-50'
+    """
+
+    chunker: str
+    size: int
+    overlap: int
+    retriever: str
+    depth: int = 20
+
+    def __post_init__(self) -> None:
+        label = f"SweepConfig({self.chunker!r}, {self.size!r}, {self.overlap!r}, {self.retriever!r})"
+        for name in ("chunker", "retriever"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise ContextGridError(f"{label}: {name} must be a non-empty str, got {value!r}")
+        for name in ("size", "overlap", "depth"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ContextGridError(f"{label}: {name} must be a whole number, 0 or more, got {value!r}")
+        if self.depth < 1 or self.size < 1:
+            raise ContextGridError(f"{label}: size and depth must be at least 1")
+
+    @property
+    def chunking(self) -> str:
+        """The name of its chunking, shared with every configuration that chunks the same way."""
+        return f"{self.chunker}-{self.size}-{self.overlap}"
+
+    @property
+    def name(self) -> str:
+        return f"{self.retriever}-{self.chunking}"
+
+
+def sweep_grid(
+    *,
+    chunkers: Sequence[str],
+    sizes: Sequence[int],
+    overlaps: Sequence[int],
+    retrievers: Sequence[str],
+    depths: Sequence[int] = (20,),
+) -> tuple[SweepConfig, ...]:
+    """Every combination, skipping overlaps not below their size.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.sweep import sweep_grid
+    >>> [c.name for c in sweep_grid(chunkers=["fixed_chars"], sizes=[200, 800], overlaps=[0], retrievers=["bm25"])]
+    ['bm25-fixed_chars-200-0', 'bm25-fixed_chars-800-0']
+    """
+    combos = itertools.product(chunkers, sizes, overlaps, retrievers, depths)
+    return tuple(SweepConfig(c, s, o, r, d) for c, s, o, r, d in combos if o < s)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """What a sweep wrote and what failed.
+
+    ``written`` names the configurations in the manifest; ``failed`` maps a
+    configuration that could not be built to the reason.
+    """
+
+    root: Path
+    written: tuple[str, ...]
+    failed: Mapping[str, str] = field(default_factory=dict)
+
+
+class _Ledger:
+    """The files this folder's sweeps wrote; guards everything else in it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        path = root / LEDGER
+        self.owned: set[str] = set(json.loads(path.read_text())) if path.is_file() else set()
+        self.wrote: set[str] = set()
+
+    def claim(self, relative: str) -> Path:
+        target = self.root / relative
+        if target.exists() and relative not in self.owned:
+            raise OutputExistsError(
+                f"{target} is in the way: it was not written by a sweep, so it is left alone. "
+                "Move it, or sweep into another folder"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        self.wrote.add(relative)
+        return target
+
+    def save(self) -> None:
+        (self.root / LEDGER).write_text(json.dumps(sorted(self.owned | self.wrote), indent=1) + "\n")
+
+
+def sweep(
+    documents: Mapping[str, str],
+    items: Sequence[EvalItem],
+    configs: Sequence[SweepConfig],
+    root: str | Path,
+    *,
+    name: str = "sweep",
+    warnings: WarningLog | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SweepReport:
+    """Chunk, resolve, retrieve and write a workspace for every configuration.
+
+    The retrievers' embeddings use their fixed default seed, so the same
+    inputs write the same files.
+
+    Parameters
+    ----------
+    documents : mapping
+        ``{doc_id: text}``.
+    items : sequence of EvalItem
+        The questions, gold evidence as anchors (quotes) or spans.
+    configs : sequence of SweepConfig
+        The grid, e.g. from :func:`sweep_grid`. Names must be distinct.
+    root : path
+        The workspace folder; created if missing.
+    warnings : WarningLog, optional
+        Receives the resolver's notes and every failed configuration.
+    progress : callable, optional
+        Called with a short message as each configuration starts.
+    """
+    names = [config.name for config in configs]
+    if len(set(names)) != len(names):
+        raise ContextGridError(f"sweep: configuration names must be distinct, got {names}")
+    if not configs:
+        raise ContextGridError("sweep: give at least one configuration")
+    folder = Path(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    ledger = _Ledger(folder)
+    log = warnings if warnings is not None else WarningLog()
+
+    resolver = SpanResolver(documents)
+    resolved = resolver.resolve(items, warnings=log)
+    questions = {item.id: item.question for item in resolved}
+    write_documents(documents, ledger.claim("documents.jsonl"))
+    write_questions(items, ledger.claim("questions.jsonl"))
+
+    chunkings: dict[str, tuple[Chunk, ...]] = {}
+    written: list[SweepConfig] = []
+    failed: dict[str, str] = {}
+    try:
+        for config in configs:
+            if progress is not None:
+                progress(config.name)
+            try:
+                chunks = chunkings.get(config.chunking)
+                if chunks is None:
+                    chunker = get_chunker(config.chunker, size=config.size, overlap=config.overlap)
+                    chunks = tuple(c for doc_id, text in documents.items() for c in chunker.chunk(doc_id, text))
+                    qrels = resolver.qrels(resolved, chunks, warnings=log)
+                    if not any(grade > 0 for judgements in qrels.values() for grade in judgements.values()):
+                        raise ContextGridError("no question's gold evidence resolved onto this chunking")
+                    write_chunks(chunks, ledger.claim(f"chunks/{config.chunking}.jsonl"))
+                    write_qrels(qrels, ledger.claim(f"qrels/{config.chunking}.trec"))
+                    chunkings[config.chunking] = chunks
+                index = build_index(config.retriever, chunks)
+                run = retrieve(index, questions, config.depth)
+                write_run(run, ledger.claim(f"runs/{config.name}.trec"), tag=config.name)
+            except OutputExistsError:
+                raise
+            except Exception as error:  # one failing configuration must not sink the others
+                failed[config.name] = f"{type(error).__name__}: {error}"
+                log.caution("sweep", config.name, f"configuration left out of the workspace: {error}")
+                continue
+            written.append(config)
+        if not written:
+            raise ContextGridError(f"sweep: every configuration failed: {failed}")
+        ledger.claim(MANIFEST).write_text(
+            manifest_text(
+                name,
+                [
+                    {
+                        "name": config.name,
+                        "run": f"runs/{config.name}.trec",
+                        "qrels": f"qrels/{config.chunking}.trec",
+                        "chunks": f"chunks/{config.chunking}.jsonl",
+                        "params": {
+                            "chunker": config.chunker,
+                            "size": config.size,
+                            "overlap": config.overlap,
+                            "retriever": config.retriever,
+                            "depth": config.depth,
+                        },
+                    }
+                    for config in written
+                ],
+                comment="Written by contextgrid sweep.",
+                documents="documents.jsonl",
+                questions="questions.jsonl",
+            )
+        )
+    finally:
+        ledger.save()
+    return SweepReport(folder, tuple(config.name for config in written), failed)
