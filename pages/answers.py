@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from contextgrid.answering.batch import abstention_matrix, invalid_citations, passages_frame
-from contextgrid.render.answer_html import CLASSES, answer_html
+from contextgrid.render.answer_html import ANSWER_MARKS, answer_html
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _state
 
@@ -58,7 +58,7 @@ question = _state.choose("Question", list(table.index), "question")
 entry = _data.guard(lambda: _data.scored_answer(root, config, question), root=root)
 st.text(entry.item.question)
 st.html(answer_html(entry.record.answer.text, entry.context))
-st.caption(" · ".join(f"{name}: {meaning}" for name, meaning in CLASSES.items()))
+st.caption(" · ".join(f"{name}: {meaning}" for name, meaning in ANSWER_MARKS.items()))
 
 bad = invalid_citations(entry.record.answer, entry.context)
 if bad:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import contextgrid as cg
-from contextgrid.cli.report import configure_report, run_report
+from contextgrid.cli.report import COMMAND as REPORT
 from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
@@ -98,7 +98,7 @@ def test_a_workspace_without_documents_gets_the_grid_and_a_note(tmp_path: Path) 
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="contextgrid report")
-    configure_report(parser)
+    REPORT.configure(parser)
     return parser.parse_args(argv)
 
 
@@ -107,14 +107,14 @@ def test_the_command_writes_the_report_and_refuses_to_overwrite(
 ) -> None:
     output = tmp_path / "report.html"
     config = workspace.names[0]
-    assert run_report(parse(str(workspace.root), "--config", config, "-o", str(output), "--k", "3")) == 0
+    assert REPORT.run(parse(str(workspace.root), "--config", config, "-o", str(output), "--k", "3")) == 0
     assert output.read_text() == build_report(workspace, config, k=3)
     assert f"wrote {output}" in capsys.readouterr().out
     with pytest.raises(OutputExistsError, match="pass --force"):
-        run_report(parse(str(workspace.root), "--config", config, "-o", str(output)))
-    assert run_report(parse(str(workspace.root), "--config", config, "-o", str(output), "--force")) == 0
+        REPORT.run(parse(str(workspace.root), "--config", config, "-o", str(output)))
+    assert REPORT.run(parse(str(workspace.root), "--config", config, "-o", str(output), "--force")) == 0
     with pytest.raises(ContextGridError, match="no configuration named 'nope'"):
-        run_report(parse(str(workspace.root), "--config", "nope", "-o", str(tmp_path / "other.html")))
+        REPORT.run(parse(str(workspace.root), "--config", "nope", "-o", str(tmp_path / "other.html")))
     assert not (tmp_path / "other.html").exists()
 
 

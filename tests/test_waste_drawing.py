@@ -113,13 +113,13 @@ def test_a_megabyte_document_with_fifty_chunks_draws_in_under_two_seconds() -> N
 
 
 def test_the_legend_escapes_its_colours_and_meanings() -> None:
-    from contextgrid.render.document import CLASSES, legend_html
+    from contextgrid.render.document import SPAN_CLASSES, legend_html
 
     page = legend_html({"found": '"><script>x</script>', "missed": "#d7301f"})
     assert "<script>" not in page
     assert "&lt;script&gt;" in page
     assert page.count("<span") == 2
-    assert all(meaning in page for name, meaning in CLASSES.items() if name in ("found", "missed"))
+    assert all(meaning in page for name, meaning in SPAN_CLASSES.items() if name in ("found", "missed"))
 
 
 layer_spans = st.builds(

@@ -57,19 +57,19 @@ def _configure_answers(parser: argparse.ArgumentParser) -> None:
 
 def _run_answers(args: argparse.Namespace) -> int:
     """Print the answer scores: per configuration (means and abstention counts), or per answer of ``--config``."""
-    from contextgrid.cli.tables import FORMATS, Grid
+    from contextgrid.cli.tables import FORMATS, ScoreTable
     from contextgrid.workspace.manifest import load_workspace
 
     workspace = load_workspace(args.workspace)
     if args.config is None:
         summary = workspace_summary(workspace)
         values = tuple(tuple(_column(summary, column)) for column in summary.columns)
-        grid = Grid("measure", tuple(summary.columns), tuple(map(str, summary.index)), values)
+        grid = ScoreTable("measure", tuple(summary.columns), tuple(map(str, summary.index)), values)
     else:
         frame = worst_first(answers_frame(workspace_answers(workspace, args.config)))
         columns = [_column(frame, column) for column in _PER_ANSWER]
         values = tuple(zip(*columns, strict=True))
-        grid = Grid("question", tuple(map(str, frame.index)), _PER_ANSWER, values)
+        grid = ScoreTable("question", tuple(map(str, frame.index)), _PER_ANSWER, values)
     FORMATS[args.format](grid, sys.stdout)
     return 0
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from contextgrid.cli.commands import Subcommand
 from contextgrid.cli.progress import FileProgress, file_size
-from contextgrid.cli.tables import FORMATS, Grid
+from contextgrid.cli.tables import FORMATS, ScoreTable
 from contextgrid.core.checks import check_ks
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
@@ -83,28 +83,28 @@ def _report(log: WarningLog) -> None:
         print(f"contextgrid: warning: {entry}", file=sys.stderr)
 
 
-def _score_grid(results: Sequence[RunResult], labels: Iterable[str]) -> Grid:
+def _score_table(results: Sequence[RunResult], labels: Iterable[str]) -> ScoreTable:
     """``metric@k`` rows (those any run has), one column per run."""
     present = tuple(label for label in labels if any(result.has(label) for result in results))
     values = tuple(tuple(result.scores.get(label) for result in results) for label in present)
-    return Grid("metric", present, tuple(result.config for result in results), values)
+    return ScoreTable("metric", present, tuple(result.config for result in results), values)
 
 
-def _per_query_grid(columns: dict[str, dict[str, float]]) -> Grid:
+def _per_query_table(columns: dict[str, dict[str, float]]) -> ScoreTable:
     """Question rows (in the order first met), one column per run."""
     questions = tuple(dict.fromkeys(question for scores in columns.values() for question in scores))
     values = tuple(tuple(scores.get(question) for scores in columns.values()) for question in questions)
-    return Grid("question", questions, tuple(columns), values)
+    return ScoreTable("question", questions, tuple(columns), values)
 
 
-def _frame_grid(frame: pd.DataFrame) -> Grid:
+def _frame_table(frame: pd.DataFrame) -> ScoreTable:
     values = tuple(
         tuple(None if math.isnan(value) else float(value) for value in row) for row in frame.itertuples(index=False)
     )
-    return Grid("question", tuple(map(str, frame.index)), tuple(map(str, frame.columns)), values)
+    return ScoreTable("question", tuple(map(str, frame.index)), tuple(map(str, frame.columns)), values)
 
 
-def _evaluate_files(args: argparse.Namespace, log: WarningLog) -> Grid:
+def _evaluate_files(args: argparse.Namespace, log: WarningLog) -> ScoreTable:
     if len(args.files) < 2:
         raise ContextGridError("evaluate needs a qrels file and at least one run file (or --workspace DIR)")
     qrels_name, *run_names = args.files
@@ -120,13 +120,13 @@ def _evaluate_files(args: argparse.Namespace, log: WarningLog) -> Grid:
             with progress.step(name, file_size(path)):
                 runs[name] = read_run(path, format=args.run_format)
     if args.per_query:
-        return _per_query_grid({name: per_query(qrels, run, args.metrics[0], args.k[0]) for name, run in runs.items()})
+        return _per_query_table({name: per_query(qrels, run, args.metrics[0], args.k[0]) for name, run in runs.items()})
     results = []
     for name, run in runs.items():
         run_log = WarningLog()
         results.append(RunResult(name, evaluate(qrels, run, ks=args.k, metrics=args.metrics, warnings=run_log)))
         log.entries.extend(run_log.entries)
-    return _score_grid(results, (f"{metric}@{k}" for metric in args.metrics for k in args.k))
+    return _score_table(results, (f"{metric}@{k}" for metric in args.metrics for k in args.k))
 
 
 def _load_all(workspace: Workspace) -> None:
@@ -142,7 +142,7 @@ def _load_all(workspace: Workspace) -> None:
                 load(name)
 
 
-def _evaluate_workspace(args: argparse.Namespace, log: WarningLog) -> Grid:
+def _evaluate_workspace(args: argparse.Namespace, log: WarningLog) -> ScoreTable:
     if args.files:
         raise ContextGridError(f"give either QRELS RUN... or --workspace DIR, not both (got {' '.join(args.files)})")
     if args.qrels_format or args.run_format:
@@ -153,9 +153,9 @@ def _evaluate_workspace(args: argparse.Namespace, log: WarningLog) -> Grid:
     workspace = load_workspace(args.workspace)
     _load_all(workspace)
     if args.per_query:
-        return _frame_grid(workspace.per_query(args.metrics[0], args.k[0]))
+        return _frame_table(workspace.per_query(args.metrics[0], args.k[0]))
     results = workspace.evaluate(ks=args.k, metrics=args.metrics, warnings=log)
-    return _score_grid(results.results, results.labels)
+    return _score_table(results.results, results.labels)
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:

@@ -13,16 +13,16 @@ from contextgrid.core.errors import ContextGridError
 if TYPE_CHECKING:
     pass
 
-__all__ = ["FORMATS", "Formatter", "Grid", "register_format"]
+__all__ = ["FORMATS", "Formatter", "ScoreTable", "register_format"]
 
 
 @dataclass(frozen=True, slots=True)
-class Grid:
+class ScoreTable:
     """A labelled table of scores: ``values[row][column]``, ``None`` where there is no score.
 
     Examples
     --------
-    >>> Grid("metric", ("recall@1",), ("a.trec", "b.trec"), ((0.5, None),)).values[0]
+    >>> ScoreTable("metric", ("recall@1",), ("a.trec", "b.trec"), ((0.5, None),)).values[0]
     (0.5, None)
     """
 
@@ -34,12 +34,12 @@ class Grid:
     def __post_init__(self) -> None:
         if len(self.values) != len(self.rows) or any(len(row) != len(self.columns) for row in self.values):
             raise ContextGridError(
-                f"Grid: values must be {len(self.rows)} rows of {len(self.columns)} columns, got "
+                f"ScoreTable: values must be {len(self.rows)} rows of {len(self.columns)} columns, got "
                 f"{[len(row) for row in self.values]}"
             )
 
 
-Formatter = Callable[[Grid, TextIO], None]
+Formatter = Callable[[ScoreTable, TextIO], None]
 
 
 FORMATS: dict[str, Formatter] = {}
@@ -65,7 +65,7 @@ def _cell(value: float | None) -> str:
 
 
 @register_format("table")
-def _write_table(grid: Grid, stream: TextIO) -> None:
+def _write_table(grid: ScoreTable, stream: TextIO) -> None:
     """Aligned columns for reading, scores to 4 decimals (csv and json keep every digit)."""
     cells = [[_cell(value) for value in row] for row in grid.values]
     label_width = max(map(len, (grid.corner, *grid.rows)))
@@ -78,7 +78,7 @@ def _write_table(grid: Grid, stream: TextIO) -> None:
 
 
 @register_format("csv")
-def _write_csv(grid: Grid, stream: TextIO) -> None:
+def _write_csv(grid: ScoreTable, stream: TextIO) -> None:
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow([grid.corner, *grid.columns])
     for label, row in zip(grid.rows, grid.values, strict=True):
@@ -86,7 +86,7 @@ def _write_csv(grid: Grid, stream: TextIO) -> None:
 
 
 @register_format("json")
-def _write_json(grid: Grid, stream: TextIO) -> None:
+def _write_json(grid: ScoreTable, stream: TextIO) -> None:
     """One object per column, ``{row: score}``: the shape ``evaluate()`` and ``per_query()`` return."""
     by_column = {
         column: {label: row[i] for label, row in zip(grid.rows, grid.values, strict=True)}

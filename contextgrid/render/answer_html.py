@@ -17,10 +17,10 @@ from contextgrid.data.records import (
 if TYPE_CHECKING:
     pass
 
-__all__ = ["CLASSES", "Piece", "answer_html", "mark_answer"]
+__all__ = ["ANSWER_MARKS", "Piece", "answer_html", "mark_answer"]
 
 
-CLASSES: dict[str, str] = {
+ANSWER_MARKS: dict[str, str] = {
     "held": "a word the context holds",
     "missing": "a word the context does not hold",
     "cite": "a citation of a passage in the context",
@@ -38,15 +38,15 @@ _STYLE = """<style>
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """A stretch of an answer's text and its :data:`CLASSES` mark (``""`` for spaces and punctuation)."""
+    """A stretch of an answer's text and its :data:`ANSWER_MARKS` mark (``""`` for spaces and punctuation)."""
 
     text: str
     mark: str
 
     def __post_init__(self) -> None:
-        if self.mark not in ("", *CLASSES):
+        if self.mark not in ("", *ANSWER_MARKS):
             raise ContextGridError(
-                f"Piece({self.text!r}): mark must be '' or one of {list(CLASSES)}, got {self.mark!r}"
+                f"Piece({self.text!r}): mark must be '' or one of {list(ANSWER_MARKS)}, got {self.mark!r}"
             )
 
 
@@ -94,7 +94,7 @@ def mark_answer(text: str, context: AssembledContext) -> tuple[Piece, ...]:
 
 
 def answer_html(text: str, context: AssembledContext) -> str:
-    """The answer as escaped HTML, each word and citation marked with its :data:`CLASSES` class.
+    """The answer as escaped HTML, each word and citation marked with its :data:`ANSWER_MARKS` class.
 
     Examples
     --------
@@ -110,7 +110,7 @@ def answer_html(text: str, context: AssembledContext) -> str:
     for piece in mark_answer(text, context):
         shown = html.escape(piece.text)
         parts.append(
-            f'<span class="{piece.mark}" title="{CLASSES[piece.mark]}">{shown}</span>' if piece.mark else shown
+            f'<span class="{piece.mark}" title="{ANSWER_MARKS[piece.mark]}">{shown}</span>' if piece.mark else shown
         )
     parts.append("</div>")
     return "".join(parts)

@@ -20,9 +20,9 @@ from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import union
 from contextgrid.evidence.character import gold_spans
 
-__all__ = ["CLASSES", "Layers", "Region", "document_html", "legend_html", "question_layers", "regions"]
+__all__ = ["SPAN_CLASSES", "Layers", "Region", "document_html", "legend_html", "question_layers", "regions"]
 
-CLASSES: dict[str, str] = {
+SPAN_CLASSES: dict[str, str] = {
     "found": "gold evidence that was retrieved",
     "missed": "gold evidence that was never retrieved",
     "waste": "retrieved text that is not gold evidence",
@@ -127,7 +127,7 @@ def document_html(
     margin: int = 300,
     expanded: bool = False,
 ) -> str:
-    """The document as escaped HTML, each character marked by the :data:`CLASSES` it carries.
+    """The document as escaped HTML, each character marked by the :data:`SPAN_CLASSES` it carries.
 
     ``gold`` and ``chunks`` (``(rank, span)`` pairs) of other documents are
     ignored. Hovering a marked stretch names the ranks of the chunks holding
@@ -176,7 +176,7 @@ def document_html(
 
 
 def legend_html(colours: Mapping[str, str]) -> str:
-    """A one-line legend of :data:`CLASSES`, each meaning beside a swatch of ``colours[name]``; all escaped.
+    """A one-line legend of :data:`SPAN_CLASSES`, each meaning beside a swatch of ``colours[name]``; all escaped.
 
     Examples
     --------
@@ -186,7 +186,7 @@ def legend_html(colours: Mapping[str, str]) -> str:
     """
     return "&ensp;".join(
         f'<span style="background:{html.escape(colours[name])};padding:0 6px">&nbsp;</span> {html.escape(meaning)}'
-        for name, meaning in CLASSES.items()
+        for name, meaning in SPAN_CLASSES.items()
         if name in colours
     )
 

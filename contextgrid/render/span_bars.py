@@ -12,7 +12,7 @@ import numpy as np
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Span
 from contextgrid.data.spans import intersection, union
-from contextgrid.render.document import CLASSES, regions
+from contextgrid.render.document import SPAN_CLASSES, regions
 
 if TYPE_CHECKING:
     pass
@@ -95,7 +95,7 @@ def span_bars(
     chosen = {name: sorted((r, s) for r, s in chunks if s.doc_id == doc_id) for name, chunks in bands.items()}
     everything = [*gold, *(span for chunks in chosen.values() for _, span in chunks)]
     axis, gaps = _axis(length, everything, margin, expanded)
-    bars: dict[str, list[tuple[str, str, Span, str]]] = {name: [] for name in CLASSES}
+    bars: dict[str, list[tuple[str, str, Span, str]]] = {name: [] for name in SPAN_CLASSES}
     rows: list[str] = []
     for name, chunks in chosen.items():
         shown = label(name)
@@ -119,4 +119,4 @@ def span_bars(
                 for piece in _minus(part, gold):
                     bars["waste"].append(("waste", row, piece, f"rank {rank}: not gold"))
             earlier.append(span)
-    return SpanBars([bar for kind in CLASSES for bar in bars[kind]], rows, axis, gaps)
+    return SpanBars([bar for kind in SPAN_CLASSES for bar in bars[kind]], rows, axis, gaps)

@@ -15,7 +15,7 @@ import numpy as np
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Span
-from contextgrid.render.document import CLASSES
+from contextgrid.render.document import SPAN_CLASSES
 from contextgrid.render.span_bars import span_bars
 from contextgrid.render.vega import Spec, chart, number
 from contextgrid.render.waste_figures import COLOURS, LEGEND
@@ -49,7 +49,7 @@ def _rows(names: Sequence[object]) -> dict[str, Any]:
     return {"field": "config", "type": "nominal", "sort": [str(name) for name in names], "title": None, "axis": _AXIS}
 
 
-def _classes(kinds: Sequence[str] = tuple(CLASSES)) -> dict[str, Any]:
+def _classes(kinds: Sequence[str] = tuple(SPAN_CLASSES)) -> dict[str, Any]:
     """The colour channel of the waste classes, in the legend's words and the shared colours."""
     return {
         "field": "kind",

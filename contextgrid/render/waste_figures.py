@@ -17,7 +17,7 @@ import numpy as np
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Span
-from contextgrid.render.document import CLASSES
+from contextgrid.render.document import SPAN_CLASSES
 from contextgrid.render.span_bars import span_bars
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ __all__ = [
 ]
 
 COLOURS: dict[str, str] = {"found": "#2e9e5b", "missed": "#d7301f", "waste": "#adb5bd", "repeat": "#6c5ce7"}
-"""One colour per :data:`contextgrid.render.document.CLASSES` entry, shared by every figure and the document view."""
+"""One colour per :data:`contextgrid.render.document.SPAN_CLASSES` entry, shared by every figure and the
+document view."""
 
 LEGEND: dict[str, str] = {
     "found": "gold, retrieved",
@@ -45,7 +46,7 @@ LEGEND: dict[str, str] = {
     "waste": "not gold",
     "repeat": "retrieved again",
 }
-"""Short legend names of the :data:`contextgrid.render.document.CLASSES` (the hover text says the rest)."""
+"""Short legend names of the :data:`contextgrid.render.document.SPAN_CLASSES` (the hover text says the rest)."""
 
 _SCALE = "Viridis"
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
@@ -93,7 +94,7 @@ def span_map(
     drawn = span_bars(doc_id, length, gold, bands, margin, expanded, html.escape)
     axis = drawn.axis
     figure = go.Figure()
-    for kind in CLASSES:
+    for kind in SPAN_CLASSES:
         entries = [(row, span, what) for bar_kind, row, span, what in drawn.bars if bar_kind == kind]
         starts = [axis(span.start) for _, span, _ in entries]
         figure.add_trace(
