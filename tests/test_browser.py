@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from browsing import ROOT, chromium, new_page, serving, settled, shot
-from playwright.sync_api import Browser, Page, expect
+from browsing import ROOT, serving, settled, shot
+from playwright.sync_api import Page, expect
 
 import contextgrid as cg
 from contextgrid.io import read_qrels, read_run
@@ -29,18 +29,6 @@ HANDMADE = ROOT / "sample_data" / "handmade"
 def server() -> Iterator[str]:
     with serving() as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    with new_page(browser) as opened:
-        yield opened
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browsing import ARTIFACTS, ROOT, chromium, new_page, serving
+from browsing import ARTIFACTS, ROOT, serving
 from browsing import settled as wait
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 import contextgrid as cg
 from contextgrid.workspace.sweep import sweep, sweep_grid
@@ -57,18 +57,6 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(hostile: Path) -> Iterator[str]:
     with serving(hostile) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    with new_page(browser) as opened:
-        yield opened
 
 
 def settled(page: Page) -> None:
