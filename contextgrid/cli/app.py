@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["APP", "COMMAND", "app_command"]
 
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = Path(__file__).resolve().parent.parent.parent / "app.py"
 """The dashboard script ``contextgrid app`` starts (at the repository root)."""
 
 
