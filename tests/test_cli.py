@@ -72,6 +72,10 @@ def test_table_prints_one_column_per_run_with_hand_checked_numbers(
         "recall@3  0.7500  0.5000\n"
         "ndcg@1    0.0000  0.5000\n"
         "ndcg@3    0.5553  0.5000\n"
+        "\n"
+        "a.trec: 2 questions scored, all answered; 1 judged question left out (no relevant chunk)\n"
+        "b.trec: 2 questions scored (1 answered, 1 not in the run, each scored 0); 1 judged question left out "
+        "(no relevant chunk)\n"
     )
 
 
@@ -95,7 +99,13 @@ def test_per_query_prints_question_by_run(files: Path, capsys: pytest.CaptureFix
         capsys, "evaluate", "qrels.trec", "a.trec", "b.trec", "--per-query", "--metrics", "recall", "--k", "3"
     )
     assert status == 0
-    assert out == "question  a.trec  b.trec\nq1        0.5000  1.0000\nq2        1.0000  0.0000\n"
+    table, counts = out.split("\n\n")
+    # The last row is each run's recall@3, as evaluate() gives it.
+    assert (
+        table
+        == "question  a.trec  b.trec\nq1        0.5000  1.0000\nq2        1.0000  0.0000\nmean      0.7500  0.5000"
+    )
+    assert counts.startswith("a.trec: 2 questions scored, all answered")
     status, out, _ = run_main(
         capsys,
         "evaluate",
@@ -132,7 +142,12 @@ def test_file_formats_can_be_named_when_the_suffix_does_not_tell(
 
 def test_workspace_prints_one_column_per_configuration(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run_main(capsys, "evaluate", "--workspace", str(SAMPLE), "--format", "json", "--k", "5,10")
-    assert (status, err) == (0, "")
+    # The sample's 21 questions without gold evidence are in the runs but not in the qrels: said, not scored.
+    assert (status, err) == (
+        0,
+        "contextgrid: note: every configuration: 253 questions scored, all answered; 21 run questions not judged "
+        "(ignored)\n",
+    )
     scores = json.loads(out)
     workspace = load_workspace(SAMPLE)
     assert list(scores) == list(workspace.names)
@@ -163,7 +178,15 @@ def test_workspace_prints_one_column_per_configuration(capsys: pytest.CaptureFix
         "mrr",
         10,
     )
-    assert {row[0]: float(row[3]) for row in rows[1:] if row[3]} == expected
+    *questions, means = rows[1:]
+    assert {row[0]: float(row[3]) for row in questions if row[3]} == expected
+    assert means[0] == "mean"
+    assert float(means[3]) == cg.evaluate(
+        {q: dict(j) for q, j in workspace.qrels(config.name).items()},
+        {q: list(r) for q, r in workspace.run(config.name).items()},
+        ks=[10],
+        metrics=["mrr"],
+    )["mrr@10"]
 
 
 def test_a_question_one_configuration_does_not_score_shows_as_missing(
@@ -180,11 +203,14 @@ def test_a_question_one_configuration_does_not_score_shows_as_missing(
     # a scores q1 (c3 first: 0) and q2 (c9 first: 0); b is judged on q1 (c1 first: 1) and q9 (unanswered: 0).
     assert out == (
         "question       a       b\nq1        0.0000  1.0000\nq2        0.0000       -\nq9             -  0.0000\n"
+        "mean      0.0000  0.5000\n\n"
+        "a: 2 questions scored, all answered; 1 judged question left out (no relevant chunk)\n"
+        "b: 2 questions scored (1 answered, 1 not in the run, each scored 0); 1 run question not judged (ignored)\n"
     )
     status, out, _ = run_main(capsys, *argv, "--format", "json")
     assert json.loads(out) == {"a": {"q1": 0.0, "q2": 0.0, "q9": None}, "b": {"q1": 1.0, "q2": None, "q9": 0.0}}
     status, out, _ = run_main(capsys, *argv, "--format", "csv")
-    assert out == "question,a,b\nq1,0.0,1.0\nq2,0.0,\nq9,,0.0\n"
+    assert out == "question,a,b\nq1,0.0,1.0\nq2,0.0,\nq9,,0.0\nmean,0.0,0.5\n"
 
 
 @pytest.mark.parametrize(
@@ -193,10 +219,14 @@ def test_a_question_one_configuration_does_not_score_shows_as_missing(
         (["evaluate", "missing.trec", "a.trec"], "missing.trec: expected a file to read, but there is no such file"),
         (["evaluate", "qrels.trec", "x" * 300 + ".trec"], "cannot read 'xxx"),  # an OSError: name too long
         (["evaluate", "qrels.trec", "broken.trec"], "broken.trec, line 2"),
-        (["evaluate", "qrels.trec", "a.trec", "--metrics", "recall@5"], "no metric named 'recall@5'"),
+        (["evaluate", "qrels.trec", "a.trec", "--metrics", "recall@five"], "'recall@five' is not a metric@k label"),
+        (["evaluate", "qrels.trec", "a.trec", "--metrics", "ndcg_cut_10"], "trec_eval's ndcg_cut_10 is 'ndcg@10' here"),
         (["evaluate", "qrels.trec", "a.trec", "--k", "0"], "cut-off k must be at least 1, got 0"),
         (["evaluate", "qrels.trec", "a.trec", "--k", "one"], "expected comma-separated whole numbers"),
-        (["evaluate", "qrels.trec", "a.trec", "--per-query"], "--per-query prints one metric at one cut-off"),
+        (["evaluate", "qrels.trec", "a.trec", "-m", "P.5"], "-m and -c are trec_eval's options: add --trec-eval"),
+        (["evaluate", "qrels.trec", "a.trec", "--trec-eval", "-m", "bpref"], "trec_eval measure 'bpref' is not one"),
+        (["evaluate", "qrels.trec", "a.trec", "b.trec", "--trec-eval"], "--trec-eval scores one run"),
+        (["evaluate", "qrels.trec", "a.trec", "--trec-eval", "--k", "5"], "--k do not apply"),
         (["evaluate", "qrels.trec"], "needs a qrels file and at least one run file"),
         (["evaluate", "qrels.trec", "a.trec", "a.trec"], "each run file can be given once"),
         (["evaluate", "qrels.trec", "--workspace", "."], "not both"),
@@ -258,7 +288,7 @@ def test_a_metric_that_raises_is_reported_on_stderr_and_left_out(
     cg.METRICS.register("broken")(BrokenMetric)
     status, out, err = run_main(capsys, "evaluate", "qrels.trec", "a.trec", "--metrics", "recall,broken", "--k", "3")
     assert status == 0
-    assert out == "metric    a.trec\nrecall@3  0.7500\n"
+    assert out.startswith("metric    a.trec\nrecall@3  0.7500\n\n")
     assert "contextgrid: warning: CAUTION [score] (broken): the 'broken' metric raised RuntimeError('oops')" in err
 
 

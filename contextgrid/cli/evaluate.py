@@ -1,13 +1,17 @@
-"""``contextgrid evaluate``: score runs from files, or every configuration of a workspace."""
+"""``contextgrid evaluate``: score runs from files, or every configuration of a workspace.
+
+Metrics are named as the registry names them (``recall``: at every ``--k``) or as the labels the output
+prints (``ndcg@10``: at that cut-off only). The table ends with how many questions each mean is over and why
+the others are not in it. ``--trec-eval`` prints trec_eval's own lines instead, under its measure names and
+with its averaging (:mod:`contextgrid.engine.trec_eval`).
+"""
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from contextgrid.cli.commands import Subcommand
 from contextgrid.cli.progress import FileProgress, file_size
@@ -15,19 +19,25 @@ from contextgrid.cli.tables import FORMATS, ScoreTable
 from contextgrid.core.checks import check_ks
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
-from contextgrid.data.run_result import RunResult
+from contextgrid.engine.counts import QuestionCounts, question_counts
 from contextgrid.engine.scoring import evaluate, per_query
+from contextgrid.engine.trec_eval import DEFAULT_MEASURES, parse_measures, trec_eval_lines
 from contextgrid.io import FORMATS as FILE_FORMATS
 from contextgrid.io import read_qrels, read_run
-from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
+from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, Qrels
+from contextgrid.metrics.labels import select_metrics
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
 
-if TYPE_CHECKING:
-    import pandas as pd
+__all__ = ["COMMAND", "ROWS_FROM"]
 
+ROWS_FROM = 5
+"""From this many runs or configurations on, ``--layout auto`` prints them as rows (a column each is too wide)."""
 
-__all__ = ["COMMAND"]
+MEAN = "mean"
+"""The label of ``--per-query``'s last row: each column's mean, the number ``evaluate()`` gives."""
+
+_Run = Mapping[str, Sequence[str]]
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -40,15 +50,10 @@ def _cutoffs(text: str) -> tuple[int, ...]:
 
 
 def _metric_names(text: str) -> tuple[str, ...]:
-    """``--metrics recall,ndcg`` as registered metric names, each once."""
+    """``--metrics recall,ndcg@10`` as names and labels, each once (checked once the cut-offs are known)."""
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     if not names:
-        raise argparse.ArgumentTypeError(f"expected comma-separated metric names like recall,ndcg, got {text!r}")
-    try:
-        for name in names:
-            METRICS.get(name)
-    except ContextGridError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise argparse.ArgumentTypeError(f"expected comma-separated metric names like recall,ndcg@10, got {text!r}")
     return names
 
 
@@ -63,10 +68,19 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
         type=_metric_names,
         default=BUILTIN_METRICS,
         metavar="NAME,...",
-        help=f"registered metric names (default: {','.join(BUILTIN_METRICS)})",
+        help=f"metric names, at every --k, or metric@k labels such as ndcg@10 (default: {','.join(BUILTIN_METRICS)})",
     )
     parser.add_argument(
-        "--per-query", action="store_true", help="one row per question for one metric at one k (question x run)"
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="every chosen metric@k per question, then a row of means (not in json); with --trec-eval: trec_eval's -q",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=("auto", "rows", "columns"),
+        default="auto",
+        help=f"runs as columns or as rows (default auto: in a table, rows from {ROWS_FROM} runs on)",
     )
     parser.add_argument("--format", choices=tuple(FORMATS), default="table", help="output format (default: table)")
     for option, files in (("--qrels-format", "the qrels file"), ("--run-format", "the run files")):
@@ -76,6 +90,26 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
             metavar="NAME",
             help=f"read {files} as NAME ({', '.join(FILE_FORMATS.names())}); default: from the suffix",
         )
+    trec = parser.add_argument_group(
+        "trec_eval's command line",
+        "--trec-eval prints what `trec_eval [-q] [-c] [-m MEASURE]... QRELS RUN` prints for the measures "
+        "contextgrid has, averaged as trec_eval averages: over the questions both the run and the qrels have, "
+        "a judged question without a relevant chunk scoring 0. contextgrid's own table instead leaves such "
+        "questions out and counts a judged question the run does not answer as 0; -c is the nearest trec_eval "
+        "comes to that rule (every judged question, unanswered ones 0).",
+    )
+    trec.add_argument("--trec-eval", action="store_true", help="print trec_eval's output lines for one run")
+    trec.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a trec_eval measure: num_q, num_ret, num_rel, num_rel_ret, recip_rank, P.5,10, recall.5, "
+        f"ndcg_cut.10, map_cut.10, success.1,5 (repeatable; default: {' '.join(DEFAULT_MEASURES)})",
+    )
+    trec.add_argument(
+        "-c", dest="complete", action="store_true", help="average over every judged question (unanswered: 0)"
+    )
 
 
 def _report(log: WarningLog) -> None:
@@ -83,28 +117,32 @@ def _report(log: WarningLog) -> None:
         print(f"contextgrid: warning: {entry}", file=sys.stderr)
 
 
-def _score_table(results: Sequence[RunResult], labels: Iterable[str]) -> ScoreTable:
+def _score_table(names: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> ScoreTable:
     """``metric@k`` rows (those any run has), one column per run."""
-    present = tuple(label for label in labels if any(result.has(label) for result in results))
-    values = tuple(tuple(result.scores.get(label) for result in results) for label in present)
-    return ScoreTable("metric", present, tuple(result.config for result in results), values)
+    present = tuple(label for label in labels if any(label in run_scores for run_scores in scores))
+    values = tuple(tuple(run_scores.get(label) for run_scores in scores) for label in present)
+    return ScoreTable("metric", present, tuple(names), values)
 
 
 def _per_query_table(columns: dict[str, dict[str, float]]) -> ScoreTable:
-    """Question rows (in the order first met), one column per run."""
+    """Question rows (in the order first met), one column per (run, metric@k)."""
     questions = tuple(dict.fromkeys(question for scores in columns.values() for question in scores))
     values = tuple(tuple(scores.get(question) for scores in columns.values()) for question in questions)
     return ScoreTable("question", questions, tuple(columns), values)
 
 
-def _frame_table(frame: pd.DataFrame) -> ScoreTable:
-    values = tuple(
-        tuple(None if math.isnan(value) else float(value) for value in row) for row in frame.itertuples(index=False)
-    )
-    return ScoreTable("question", tuple(map(str, frame.index)), tuple(map(str, frame.columns)), values)
+def _column_name(run: str, label: str, runs: int, labels: int) -> str:
+    if labels == 1:
+        return run
+    return label if runs == 1 else f"{run} {label}"
 
 
-def _evaluate_files(args: argparse.Namespace, log: WarningLog) -> ScoreTable:
+def _with_means(table: ScoreTable, means: Sequence[float | None]) -> ScoreTable:
+    """``table`` and a last row of each column's mean: evaluate()'s score, over the questions it scores."""
+    return ScoreTable(table.corner, (*table.rows, MEAN), table.columns, (*table.values, tuple(means)))
+
+
+def _read_files(args: argparse.Namespace) -> tuple[Qrels, dict[str, _Run]]:
     if len(args.files) < 2:
         raise ContextGridError("evaluate needs a qrels file and at least one run file (or --workspace DIR)")
     qrels_name, *run_names = args.files
@@ -115,18 +153,11 @@ def _evaluate_files(args: argparse.Namespace, log: WarningLog) -> ScoreTable:
     with FileProgress([file_size(path) for path in paths]) as progress:
         with progress.step(qrels_name, file_size(paths[0])):
             qrels = read_qrels(paths[0], format=args.qrels_format)
-        runs = {}
+        runs: dict[str, _Run] = {}
         for name, path in zip(run_names, paths[1:], strict=True):
             with progress.step(name, file_size(path)):
                 runs[name] = read_run(path, format=args.run_format)
-    if args.per_query:
-        return _per_query_table({name: per_query(qrels, run, args.metrics[0], args.k[0]) for name, run in runs.items()})
-    results = []
-    for name, run in runs.items():
-        run_log = WarningLog()
-        results.append(RunResult(name, evaluate(qrels, run, ks=args.k, metrics=args.metrics, warnings=run_log)))
-        log.entries.extend(run_log.entries)
-    return _score_table(results, (f"{metric}@{k}" for metric in args.metrics for k in args.k))
+    return qrels, runs
 
 
 def _load_all(workspace: Workspace) -> None:
@@ -142,7 +173,7 @@ def _load_all(workspace: Workspace) -> None:
                 load(name)
 
 
-def _evaluate_workspace(args: argparse.Namespace, log: WarningLog) -> ScoreTable:
+def _workspace(args: argparse.Namespace) -> Workspace:
     if args.files:
         raise ContextGridError(f"give either QRELS RUN... or --workspace DIR, not both (got {' '.join(args.files)})")
     if args.qrels_format or args.run_format:
@@ -152,26 +183,111 @@ def _evaluate_workspace(args: argparse.Namespace, log: WarningLog) -> ScoreTable
         )
     workspace = load_workspace(args.workspace)
     _load_all(workspace)
+    return workspace
+
+
+def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict[str, QuestionCounts]]:
+    """The table ``args`` ask for, and each run's question counts."""
+    pairs = select_metrics(args.metrics, args.k)
+    labels = [f"{metric}@{k}" for metric, k in pairs]
+    ks = sorted({k for _, k in pairs})
+    metrics = list(dict.fromkeys(metric for metric, _ in pairs))
+    per_question: dict[str, dict[str, float]] = {}
+    if args.workspace is None:
+        qrels, runs = _read_files(args)
+        names = list(runs)
+        counts = {name: question_counts(qrels, run) for name, run in runs.items()}
+        scores: list[Mapping[str, float]] = []
+        for run in runs.values():
+            run_log = WarningLog()
+            scores.append(evaluate(qrels, run, ks=ks, metrics=metrics, warnings=run_log))
+            log.entries.extend(run_log.entries)
+        if args.per_query:
+            for name, run in runs.items():
+                for metric, k in pairs:
+                    column = _column_name(name, f"{metric}@{k}", len(runs), len(pairs))
+                    per_question[column] = per_query(qrels, run, metric, k)
+    else:
+        workspace = _workspace(args)
+        names = list(workspace.names)
+        counts = {name: question_counts(workspace.qrels(name), workspace.run(name)) for name in names}
+        scores = [result.scores for result in workspace.evaluate(ks=ks, metrics=metrics, warnings=log).results]
+        if args.per_query:
+            frames = {(metric, k): workspace.per_query(metric, k) for metric, k in pairs}
+            for name in names:
+                for (metric, k), frame in frames.items():
+                    scored = frame[name].dropna()
+                    column = _column_name(name, f"{metric}@{k}", len(names), len(pairs))
+                    per_question[column] = dict(zip(map(str, scored.index), scored.tolist(), strict=True))
     if args.per_query:
-        return _frame_table(workspace.per_query(args.metrics[0], args.k[0]))
-    results = workspace.evaluate(ks=args.k, metrics=args.metrics, warnings=log)
-    return _score_table(results.results, results.labels)
+        table = _per_query_table(per_question)
+        if args.format == "json":  # keeps per_query()'s shape, {run: {question: score}}
+            return table, counts
+        return _with_means(table, [run_scores.get(label) for run_scores in scores for label in labels]), counts
+    table = _score_table(names, scores, labels)
+    # auto is for reading: csv and json keep one shape, whatever the number of runs.
+    rows = args.layout == "rows" or (args.layout == "auto" and args.format == "table" and len(names) >= ROWS_FROM)
+    return (table.transposed("config" if args.workspace is not None else "run") if rows else table), counts
+
+
+def _count_lines(counts: Mapping[str, QuestionCounts], kind: str) -> list[str]:
+    """One line per distinct count, naming its runs (``every run`` when they all share it)."""
+    groups: dict[QuestionCounts, list[str]] = {}
+    for name, count in counts.items():
+        groups.setdefault(count, []).append(name)
+    if len(groups) == 1 and len(counts) > 1:
+        return [f"every {kind}: {next(iter(groups)).describe()}"]
+    return [f"{', '.join(names)}: {count.describe()}" for count, names in groups.items()]
+
+
+def _refuse_trec_options(args: argparse.Namespace) -> None:
+    if args.measures or args.complete:
+        raise ContextGridError("-m and -c are trec_eval's options: add --trec-eval to print trec_eval's lines")
+
+
+def _run_trec_eval(args: argparse.Namespace) -> int:
+    if args.workspace is not None or len(args.files) != 2:
+        raise ContextGridError("--trec-eval scores one run, as trec_eval does: give QRELS RUN")
+    changed = [
+        option
+        for option, changed in (
+            ("--metrics", args.metrics != BUILTIN_METRICS),
+            ("--k", args.k != DEFAULT_KS),
+            ("--layout", args.layout != "auto"),
+            ("--format", args.format != "table"),
+        )
+        if changed
+    ]
+    if changed:
+        raise ContextGridError(f"--trec-eval names its measures with -m; {', '.join(changed)} do not apply")
+    measures = args.measures or list(DEFAULT_MEASURES)
+    parse_measures(measures)  # refuse a bad -m before any file is read
+    qrels, runs = _read_files(args)
+    (run,) = runs.values()
+    for line in trec_eval_lines(qrels, run, measures, per_query=args.per_query, complete=args.complete):
+        print(line)
+    return 0
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
-    if args.per_query and (len(args.metrics) != 1 or len(args.k) != 1):
-        raise ContextGridError(
-            f"--per-query prints one metric at one cut-off; choose them with --metrics NAME --k K "
-            f"(got {len(args.metrics)} metrics and {len(args.k)} cut-offs)"
-        )
+    if args.trec_eval:
+        return _run_trec_eval(args)
+    _refuse_trec_options(args)
+    select_metrics(args.metrics, args.k)  # refuse an unknown metric before any file is read
     log = WarningLog()
-    grid = _evaluate_files(args, log) if args.workspace is None else _evaluate_workspace(args, log)
+    table, counts = _scored(args, log)
     _report(log)
-    if not grid.rows:
+    if not table.rows or (args.per_query and table.rows == (MEAN,)):
         print(
             "contextgrid: warning: no question in the qrels has a relevant chunk; nothing was scored", file=sys.stderr
         )
-    FORMATS[args.format](grid, sys.stdout)
+    FORMATS[args.format](table, sys.stdout)
+    lines = _count_lines(counts, "configuration" if args.workspace is not None else "run")
+    if args.format == "table":
+        print("\n" + "\n".join(lines))
+    elif any(count.unanswered or count.not_judged for count in counts.values()):
+        for line in lines:
+            print(f"contextgrid: note: {line}", file=sys.stderr)
     return 0
 
 

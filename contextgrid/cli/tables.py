@@ -6,12 +6,9 @@ import csv
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from contextgrid.core.errors import ContextGridError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["FORMATS", "Formatter", "ScoreTable", "register_format"]
 
@@ -37,6 +34,17 @@ class ScoreTable:
                 f"ScoreTable: values must be {len(self.rows)} rows of {len(self.columns)} columns, got "
                 f"{[len(row) for row in self.values]}"
             )
+
+    def transposed(self, corner: str) -> ScoreTable:
+        """Rows as columns and columns as rows, ``corner`` naming the new rows.
+
+        Examples
+        --------
+        >>> ScoreTable("metric", ("recall@1",), ("a.trec", "b.trec"), ((0.5, None),)).transposed("run").values
+        ((0.5,), (None,))
+        """
+        values = tuple(tuple(row[i] for row in self.values) for i in range(len(self.columns)))
+        return ScoreTable(corner, self.columns, self.rows, values)
 
 
 Formatter = Callable[[ScoreTable, TextIO], None]
