@@ -1,0 +1,117 @@
+"""Why questions fail, over a whole workspace: :func:`~contextgrid.analysis.causes.question_causes`
+for every configuration, against its own chunks, run and qrels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from contextgrid.analysis.causes import check_split_threshold, question_causes
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError, parameter_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from contextgrid.workspace.model import Workspace
+
+__all__ = ["failure_causes", "missing_for_causes"]
+
+
+def missing_for_causes(workspace: Workspace, configs: Sequence[str] | None = None) -> tuple[str, ...]:
+    """What ``workspace`` lacks to name causes (of ``configs``, default all): questions, documents, chunks.
+
+    Empty when it has them all.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from contextgrid.workspace.configuration import Configuration
+    >>> from contextgrid.workspace.model import Workspace
+    >>> runs_only = Workspace("w", Path("."), (Configuration("bm25", {}, run=Path("r"), qrels=Path("q")),))
+    >>> missing_for_causes(runs_only)
+    ('questions', 'documents', 'chunks (for bm25)')
+    """
+    names = workspace.names if configs is None else tuple(configs)
+    missing = []
+    if workspace.questions_path is None:
+        missing.append("questions")
+    if workspace.documents_path is None:
+        missing.append("documents")
+    without = [name for name in names if workspace.config(name).chunks is None]
+    if without:
+        missing.append(f"chunks (for {', '.join(without)})")
+    return tuple(missing)
+
+
+def _names(workspace: Workspace, configs: Sequence[str] | None) -> tuple[str, ...]:
+    if configs is None:
+        return workspace.names
+    if isinstance(configs, str) or not isinstance(configs, Sequence) or not configs:
+        raise parameter_error("failure_causes", "configs", "a non-empty sequence of configuration names", configs)
+    for name in configs:
+        workspace.config(name)  # an unknown name raises, naming the available ones
+    return tuple(dict.fromkeys(configs))
+
+
+def failure_causes(
+    workspace: Workspace,
+    *,
+    k: int = 5,
+    configs: Sequence[str] | None = None,
+    split_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """The cause of every question of ``workspace``'s questions file under every configuration, at ``k``.
+
+    Parameters
+    ----------
+    workspace : Workspace
+        Needs questions, documents and each configuration's chunks (a sweep writes all three).
+    k : int, keyword-only
+        The cut-off, at least 1.
+    configs : sequence of str, keyword-only
+        The configurations, in this order; default every one, in manifest order.
+    split_threshold : float, keyword-only
+        As for :func:`~contextgrid.analysis.causes.question_causes`: in (0, 1], default 0.5.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, question): the configurations in order,
+        each with the questions in file order. Columns ``config``, then
+        :data:`~contextgrid.analysis.causes.CAUSE_COLUMNS`, as
+        :func:`~contextgrid.analysis.causes.question_causes` documents them.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.causes import failure_causes
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> table = failure_causes(load_workspace(SAMPLE), configs=["bm25-recursive-200-0"])
+    >>> len(table), int((table["cause"] == "no_gold").sum())
+    (274, 21)
+    """
+    import pandas as pd
+
+    function = "failure_causes"
+    cutoff = check_k(k, function=function)
+    threshold = check_split_threshold(split_threshold, function=function)
+    names = _names(workspace, configs)
+    missing = missing_for_causes(workspace, names)
+    if missing:
+        raise ContextGridError(
+            f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; naming why questions fail "
+            "needs questions, documents and chunks in the workspace (a sweep writes all three)"
+        )
+    items, _ = workspace.resolved
+    documents = workspace.documents
+    frames = []
+    for name in names:
+        chunks, run, qrels = workspace.chunks(name), workspace.run(name), workspace.qrels(name)
+        try:
+            frame = question_causes(items, chunks, run, qrels, documents, k=cutoff, split_threshold=threshold)
+        except ContextGridError as error:  # the inputs disagree: say which configuration's do
+            raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+        frame.insert(0, "config", pd.Series([name] * len(frame), dtype=object))
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
