@@ -104,24 +104,15 @@ class ScoredAnswer:
         return tuple(chunk_id for chunk_id, grade in self.judgements.items() if grade > 0)
 
 
-def _where(source: str | os.PathLike[str], question_id: str) -> tuple[int | None, str | None]:
-    """The line of the answers file that holds ``question_id``'s answer, and its text."""
-    from contextgrid.io.files import Source
-    from contextgrid.io.jsonl import json_objects
-
-    for number, line, value in json_objects(Source(source), "a JSON object per line"):
-        if value.get("question_id") == question_id:
-            return number, line
-    return None, None
-
-
 def _refuse(
     source: str | os.PathLike[str] | None, position: int, record: AnswerRecord, expected: str
 ) -> ContextGridError:
     if source is None:
         return ContextGridError(f"answer {position + 1} (question {record.question_id!r}): {expected}")
-    line, text = _where(source, record.question_id)
-    return InputFileError(source, line, text, expected)
+    if record.source is None:
+        return InputFileError(source, None, None, expected)
+    # The line the reader kept: the file is not read again to find it.
+    return record.source.error(expected)
 
 
 def score_answers(
@@ -148,7 +139,9 @@ def score_answers(
         ``{question_id: {chunk_id: grade}}`` for that chunking; the chunks
         graded above 0 are an answer's gold chunks.
     source : path, optional
-        The answers file, so that an error names its line.
+        The answers file, so that an error names it, and the line of the
+        answer when the record keeps it (``AnswerRecord.source``, which
+        :func:`~contextgrid.io.read_answers` sets).
     tokenizer : callable, optional
         Counts each rebuilt context's tokens.
 

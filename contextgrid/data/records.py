@@ -14,6 +14,7 @@ from numbers import Integral, Real
 from typing import Any
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.data.provenance import SourceLine
 
 __all__ = [
     "Anchor",
@@ -278,6 +279,9 @@ class AnswerRecord:
 
     ``context_chunk_ids`` are the chunks of the context the answer was
     generated from, in passage order (citation ``[n]`` is the ``n``-th).
+    ``source`` is the line of the answers file it was read from (``None``
+    for a record made in code); it is neither shown nor compared, so a record
+    read from a file equals the same record made by hand.
 
     Examples
     --------
@@ -289,6 +293,7 @@ class AnswerRecord:
     question_id: str
     answer: Answer
     context_chunk_ids: tuple[str, ...] = ()
+    source: SourceLine | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         label = f"AnswerRecord(question_id={self.question_id!r})"
@@ -300,4 +305,9 @@ class AnswerRecord:
         _require(isinstance(self.answer, Answer), label, f"answer must be an Answer, got {self.answer!r}")
         ids = _tuple_of(label, "context_chunk_ids", self.context_chunk_ids, str)
         _require(all(ids), label, "context_chunk_ids must not hold an empty id")
+        _require(
+            self.source is None or isinstance(self.source, SourceLine),
+            label,
+            f"source must be a SourceLine or None, got {self.source!r}",
+        )
         object.__setattr__(self, "context_chunk_ids", ids)

@@ -5,13 +5,17 @@ One answer per line::
     {"question_id": "q1", "answer": "Within 30 days [1].", "citations": [1], "context_chunk_ids": ["c4", "c9"]}
 
 ``citations`` (1-based passage numbers) and ``context_chunk_ids`` (the
-chunks of the context, in passage order) are optional.
+chunks of the context, in passage order) are optional. Each record keeps the
+line it was read from (:attr:`~contextgrid.data.records.AnswerRecord.source`),
+so that a check made later, against the questions or the chunks, names it
+without reading the file again.
 """
 
 from __future__ import annotations
 
 import os
 
+from contextgrid.data.provenance import SourceLine
 from contextgrid.data.records import Answer, AnswerRecord
 from contextgrid.io.files import Source
 from contextgrid.io.jsonl import json_objects
@@ -36,6 +40,8 @@ def read_answers(path: str | os.PathLike[str]) -> tuple[AnswerRecord, ...]:
     ...                     '"context_chunk_ids": ["c4"]}\\n')
     >>> read_answers(path)
     (AnswerRecord(question_id='q1', answer=Answer(text='30 days [1].', citations=(1,)), context_chunk_ids=('c4',)),)
+    >>> read_answers(path)[0].source.line
+    1
     """
     source = Source(path)
     records: dict[str, AnswerRecord] = {}
@@ -57,5 +63,6 @@ def read_answers(path: str | os.PathLike[str]) -> tuple[AnswerRecord, ...]:
             raise source.error(number, line, f"expected 'context_chunk_ids' to be a list of chunk ids, got {context!r}")
         if question_id in records:
             raise source.error(number, line, f"expected one answer per question, got {question_id!r} again")
-        records[question_id] = AnswerRecord(question_id, Answer(text, tuple(citations)), tuple(context))
+        where = SourceLine(source.shown, number, line)
+        records[question_id] = AnswerRecord(question_id, Answer(text, tuple(citations)), tuple(context), where)
     return tuple(records.values())
