@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 import re
 import runpy
 import string
@@ -165,6 +166,18 @@ def test_the_workspace_and_its_records_are_immutable(tiny: Path) -> None:
     config = Configuration("x", params, run=Path("r"), qrels=Path("q"))
     params["size"] = 1
     assert config.params["size"] == 512
+
+
+def test_a_configuration_pickles_and_keeps_its_own_params(tiny: Path) -> None:
+    params = {"chunker": "fixed", "size": 512}
+    config = Configuration("x", params, run=Path("r"), qrels=Path("q"), chunks=Path("c"))
+    copy = pickle.loads(pickle.dumps(config))
+    assert copy == config
+    assert dict(copy.params) == params
+    params["size"] = 1
+    assert config.params["size"] == copy.params["size"] == 512
+    workspace = load_workspace(tiny)
+    assert pickle.loads(pickle.dumps(workspace.configs)) == workspace.configs
 
 
 def test_evaluate_is_contextgrid_evaluate_per_configuration(tiny: Path) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.core.frozenmap import FrozenMap
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,6 +50,9 @@ class Configuration:
     >>> config = Configuration("bm25-512", {"size": 512}, run=Path("runs/bm25.trec"), qrels=Path("qrels.tsv"))
     >>> config.params["size"]
     512
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(config)) == config
+    True
     >>> Configuration("bm25-512", {"size": [512]}, run=Path("r"), qrels=Path("q"))
     Traceback (most recent call last):
     ...
@@ -79,8 +82,9 @@ class Configuration:
             value = getattr(self, name)
             if not (isinstance(value, Path) or (value is None and name in ("chunks", "answers"))):
                 raise ContextGridError(f"{label}: {name} must be a Path, got {value!r}")
-        # A read-only copy: the caller's dict stays theirs, and ours cannot drift.
-        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        # A read-only copy: the caller's dict stays theirs, and ours cannot drift. A FrozenMap, not a
+        # MappingProxyType, so that a configuration pickles (into a cache, or to a worker process).
+        object.__setattr__(self, "params", FrozenMap(self.params))
 
     @property
     def files(self) -> tuple[Path, ...]:
