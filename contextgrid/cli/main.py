@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from contextgrid import __version__
-from contextgrid.cli import answers, app, compare, evaluate, report, sweep
+from contextgrid.cli import answers, app, compare, diagnose, evaluate, report, sweep
 from contextgrid.cli.commands import COMMANDS, register_command
 from contextgrid.core.errors import ContextGridError
 
@@ -29,7 +29,15 @@ __all__ = [
 ]
 
 
-for command in (evaluate.COMMAND, app.COMMAND, answers.COMMAND, compare.COMMAND, report.COMMAND, sweep.COMMAND):
+for command in (
+    evaluate.COMMAND,
+    app.COMMAND,
+    answers.COMMAND,
+    compare.COMMAND,
+    report.COMMAND,
+    sweep.COMMAND,
+    diagnose.COMMAND,
+):
     register_command(command)
 
 

@@ -1,0 +1,201 @@
+"""``contextgrid diagnose``: one row per question and configuration, in file order, in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import contextgrid as cg
+from contextgrid.cli.main import main as run_cli
+from contextgrid.io import write_chunks, write_documents, write_questions
+from contextgrid.workspace.sample import SAMPLE
+
+TEXT = "Refunds take thirty days. Shipping costs five dollars. Refunds of sale items take ninety days."
+SENTENCES = [(0, 25), (26, 54), (55, 94)]
+
+QUESTIONS = [
+    # Not in id order: rows follow the file.
+    cg.EvalItem("q10", "How long do refunds take?", anchors=(cg.Anchor("d.md", "Refunds take thirty days."),)),
+    cg.EvalItem("q2", "Who founded the company?"),
+    cg.EvalItem("q3", "Is there a warranty?", anchors=(cg.Anchor("d.md", "Two year warranty on tents."),)),
+    cg.EvalItem("q4", "Sale items?", anchors=(cg.Anchor("d.md", "Refunds of sale items take ninety days."),)),
+    cg.EvalItem(
+        "q5",
+        "How long, and what does it cost?",
+        anchors=tuple(cg.Anchor("d.md", quote) for quote in ("thirty days", "five dollars", "ninety days")),
+    ),
+    cg.EvalItem("q6", "What do discounted goods cost?", anchors=(cg.Anchor("d.md", "Shipping costs five dollars."),)),
+]
+
+# "sentences": one chunk per sentence; "whole": the document as one chunk, which holds every gold span whole.
+RUNS = {
+    "sentences": {"q10": ["s0", "s2"], "q4": ["s1", "s0", "s2"], "q5": ["s2"], "q6": ["s0", "s2"]},
+    "whole": {question.id: ["w0"] for question in QUESTIONS},
+}
+QRELS = {
+    "sentences": {"q10": {"s0": 2}, "q4": {"s2": 2}, "q5": {"s0": 1, "s1": 1}, "q6": {"s1": 2}},
+    "whole": {"q10": {"w0": 2}, "q4": {"w0": 2}, "q5": {"w0": 2}, "q6": {"w0": 2}},
+}
+
+
+def trec_run(run: dict[str, list[str]]) -> str:
+    return "".join(f"{q} Q0 {c} {r} {10 - r} t\n" for q, ranked in run.items() for r, c in enumerate(ranked, 1))
+
+
+def trec_qrels(qrels: dict[str, dict[str, int]]) -> str:
+    return "".join(f"{q} 0 {c} {g}\n" for q, judged in qrels.items() for c, g in judged.items())
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    write_documents({"d.md": TEXT}, tmp_path / "documents.jsonl")
+    write_questions(QUESTIONS, tmp_path / "questions.jsonl")
+    chunks = {
+        "sentences": [cg.Chunk(f"s{i}", cg.Span("d.md", a, b), TEXT[a:b]) for i, (a, b) in enumerate(SENTENCES)],
+        "whole": [cg.Chunk("w0", cg.Span("d.md", 0, len(TEXT)), TEXT)],
+    }
+    manifest = 'name = "tiny"\ndocuments = "documents.jsonl"\nquestions = "questions.jsonl"\n'
+    for name in ("sentences", "whole"):
+        write_chunks(chunks[name], tmp_path / f"{name}.jsonl")
+        (tmp_path / f"{name}.trec").write_text(trec_run(RUNS[name]))
+        (tmp_path / f"{name}.qrels").write_text(trec_qrels(QRELS[name]))
+        manifest += (
+            f'\n[[config]]\nname = "{name}"\nrun = "{name}.trec"\nqrels = "{name}.qrels"\nchunks = "{name}.jsonl"\n'
+        )
+    (tmp_path / "contextgrid.toml").write_text(manifest)
+    return tmp_path
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = run_cli(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_json_names_every_cause_of_the_tiny_workspace_in_file_order(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_main(capsys, "diagnose", str(tiny), "--k", "2", "--format", "json")
+    assert (status, err) == (0, "")
+    rows = json.loads(out)
+    ids = [question.id for question in QUESTIONS]
+    assert [(row["config"], row["question"]) for row in rows] == [(c, q) for c in ("sentences", "whole") for q in ids]
+    # q10: s0 at rank 1. q4: s2 at rank 3 > k. q5: 11 + 12 + 11 gold characters, one sentence each: at best 12
+    # of 34 in one chunk. q6: s1 never comes back.
+    assert [row["cause"] for row in rows[:6]] == [
+        "hit",
+        "no_gold",
+        "unresolved",
+        "ranked_low",
+        "split",
+        "not_retrieved",
+    ]
+    assert [row["cause"] for row in rows[6:]] == ["hit", "no_gold", "unresolved", "hit", "hit", "hit"]
+    ranked_low, not_retrieved = rows[3], rows[5]
+    assert ranked_low == {
+        "config": "sentences",
+        "question": "q4",
+        "cause": "ranked_low",
+        "first_relevant_rank": 3,
+        "best_chunk_share": 1.0,
+        "vocabulary_gap": None,
+        "distractor": "s0",
+        "distractor_rank": 2,
+        "distractor_similarity": 3 / 7,
+        "gold_share_of_top_k": None,
+    }
+    # "cost" is not "costs": the question shares no content word with the gold sentence.
+    assert (not_retrieved["vocabulary_gap"], not_retrieved["distractor"]) == (True, None)
+    assert rows[0]["gold_share_of_top_k"] == 25 / (25 + 39)
+    assert rows[6]["gold_share_of_top_k"] == 25 / len(TEXT)
+
+
+def test_one_configuration_has_no_config_key(tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "diagnose", str(tiny), "--config", "whole", "--format", "json")
+    assert status == 0
+    rows = json.loads(out)
+    assert [row["question"] for row in rows] == [question.id for question in QUESTIONS]
+    assert all("config" not in row and "cause" in row for row in rows)
+
+
+def test_the_table_is_aligned_with_a_dash_where_a_signal_does_not_apply(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "sentences", "--k", "2")
+    assert (status, err) == (0, "")
+    assert out == (
+        "question  cause          first_rank  best_share  vocab_gap  distractor  d_rank  d_similar  gold_share\n"
+        "q10       hit                     1        1.00  -          -                -          -        0.39\n"
+        "q2        no_gold                 -           -  -          -                -          -           -\n"
+        "q3        unresolved              -           -  -          -                -          -           -\n"
+        "q4        ranked_low              3        1.00  -          s0               2       0.43           -\n"
+        "q5        split                   -        0.35  -          -                -          -           -\n"
+        "q6        not_retrieved           -        1.00  yes        -                -          -           -\n"
+    )
+
+
+def test_csv_has_the_full_column_names_and_empty_cells_for_missing(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run_main(capsys, "diagnose", str(tiny), "--format", "csv")
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == [
+        "config",
+        "question",
+        "cause",
+        "first_relevant_rank",
+        "best_chunk_share",
+        "vocabulary_gap",
+        "distractor",
+        "distractor_rank",
+        "distractor_similarity",
+        "gold_share_of_top_k",
+    ]
+    assert len(rows) == 12
+    assert (rows[1]["cause"], rows[1]["first_relevant_rank"], rows[1]["best_chunk_share"]) == ("no_gold", "", "")
+
+
+def test_an_unknown_configuration_exits_2_naming_the_available_ones(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "nope")
+    assert (status, out) == (2, "")
+    assert (
+        err == "contextgrid: error: workspace 'tiny' has no configuration named 'nope'. Available: sentences, whole\n"
+    )
+
+
+def test_a_bad_k_and_a_workspace_without_questions_exit_2(tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_main(capsys, "diagnose", str(tiny), "--k", "0")
+    assert status == 2
+    assert "--k" in err
+    manifest = (tiny / "contextgrid.toml").read_text().replace('questions = "questions.jsonl"\n', "")
+    (tiny / "contextgrid.toml").write_text(manifest)
+    status, out, err = run_main(capsys, "diagnose", str(tiny))
+    assert (status, out) == (2, "")
+    assert err.startswith("contextgrid: error: failure_causes: workspace 'tiny' has no questions;")
+    assert err.count("\n") == 1
+
+
+def test_the_sample_workspace_gives_one_object_per_question_and_configuration(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run_main(capsys, "diagnose", str(SAMPLE), "--format", "json")
+    assert (status, err) == (0, "")
+    rows = json.loads(out)
+    questions = [json.loads(line)["id"] for line in (SAMPLE / "questions.jsonl").read_text().splitlines()]
+    assert len(questions) == 274
+    assert len(rows) == 10 * 274
+    assert [row["question"] for row in rows[:274]] == questions
+    assert len({row["config"] for row in rows}) == 10
+    assert sum(row["cause"] == "no_gold" for row in rows) == 10 * 21
+    status, out, _ = run_main(capsys, "diagnose", str(SAMPLE), "--config", "hybrid-recursive-500-0", "--format", "json")
+    one = json.loads(out)
+    assert status == 0
+    assert [row["question"] for row in one] == questions
+    assert [row["cause"] for row in one] == [row["cause"] for row in rows if row["config"] == "hybrid-recursive-500-0"]
