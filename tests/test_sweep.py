@@ -125,3 +125,52 @@ def test_the_command_line_sweeps_files(tmp_path: Path, capsys: pytest.CaptureFix
     assert status == 0
     assert capsys.readouterr().out == f"wrote 2 configurations to {tmp_path / 'out'}\n"
     assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0", "bm25-recursive-300-0")
+
+
+def counting_embedder(texts: list[str]) -> list[list[float]]:
+    """A deterministic stand-in for a real model: how often each of a few words occurs."""
+    words = ("refund", "ship", "return", "days", "free", "order", "mars")
+    return [[float(text.lower().count(word)) for word in words] for text in texts]
+
+
+def test_any_embedder_drives_the_retrievers_that_embed(tmp_path: Path) -> None:
+    grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25", "dense", "hybrid"])
+    report = sweep(DOCUMENTS, ITEMS, grid, tmp_path, embedder=counting_embedder)
+    workspace = cg.load_workspace(tmp_path)
+    params = {name: dict(workspace.config(name).params) for name in report.written}
+    assert "embedder" not in params["bm25-recursive-120-0"]
+    assert params["dense-recursive-120-0"]["embedder"] == f"{__name__}:counting_embedder"
+    assert params["hybrid-recursive-120-0"]["embedder"] == f"{__name__}:counting_embedder"
+    # The dense run is the one that embedder gives, not the default's.
+    chunks = read_chunks(tmp_path / "chunks" / "recursive-120-0.jsonl")
+    expected = retrieve(build_index("dense", chunks, embedder=counting_embedder), {i.id: i.question for i in ITEMS}, 20)
+    written = read_run(tmp_path / "runs" / "dense-recursive-120-0.trec")
+    assert {q: list(written.get(q, ())) for q in expected} == expected
+    default = retrieve(build_index("dense", chunks), {i.id: i.question for i in ITEMS}, 20)
+    assert default != expected
+
+
+def test_an_embedder_without_a_retriever_that_embeds_is_refused(tmp_path: Path) -> None:
+    grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25"])
+    with pytest.raises(cg.ContextGridError, match="none of the retrievers \\['bm25'\\] embeds"):
+        sweep(DOCUMENTS, ITEMS, grid, tmp_path, embedder=counting_embedder)
+    assert not (tmp_path / "contextgrid.toml").exists()
+
+
+def test_the_command_line_takes_an_embedder_from_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_models.py").write_text(
+        "def encode(texts):\n    return [[float(len(text)), float(text.count('e'))] for text in texts]\n"
+    )
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")
+    argv = ["sweep", "documents.jsonl", "questions.jsonl", "-o", "out", "--sizes", "120", "--retrievers", "dense"]
+    assert main([*argv, "--embedder", "my_models:encode"]) == 0
+    assert cg.load_workspace(tmp_path / "out").config("dense-recursive-120-0").params["embedder"] == "my_models:encode"
+    capsys.readouterr()
+    assert main([*argv, "--embedder", "my_models:nope"]) == 2
+    assert capsys.readouterr().err == "contextgrid: error: --embedder my_models:nope: 'my_models' has no 'nope'\n"
+    assert main([*argv, "--embedder", "no_such_module:encode"]) == 2
+    assert "cannot import 'no_such_module'" in capsys.readouterr().err

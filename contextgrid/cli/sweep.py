@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import cast
 
 from contextgrid.cli.commands import Subcommand
+from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
+from contextgrid.index.embeddings import Embedder, FitsOnCorpus
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["COMMAND"]
+__all__ = ["COMMAND", "load_embedder"]
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -33,6 +34,38 @@ def _numbers(text: str) -> tuple[int, ...]:
     return numbers
 
 
+def load_embedder(spec: str) -> Embedder | FitsOnCorpus:
+    """The object ``--embedder module:attribute`` names: imported as ``python -m`` would, the current folder
+    first, so that a ``my_models.py`` beside the data is found.
+
+    Examples
+    --------
+    >>> load_embedder("contextgrid.index.embeddings:TfidfSvdEmbedder")
+    <class 'contextgrid.index.embeddings.TfidfSvdEmbedder'>
+    >>> load_embedder("encode")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: --embedder takes module:callable (such as my_models:encode), got 'encode'
+    """
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ContextGridError(f"--embedder takes module:callable (such as my_models:encode), got {spec!r}")
+    sys.path.insert(0, os.getcwd())
+    try:
+        target: object = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ContextGridError(f"--embedder {spec}: cannot import {module_name!r} ({error})") from None
+    finally:
+        sys.path.remove(os.getcwd())
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ContextGridError(f"--embedder {spec}: {module_name!r} has no {attribute!r}")
+        target = getattr(target, part)
+    if not callable(target) and not hasattr(target, "fit"):
+        raise ContextGridError(f"--embedder {spec}: {attribute!r} is neither callable nor has fit()")
+    return cast("Embedder | FitsOnCorpus", target)
+
+
 def _configure_sweep(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("documents", type=Path, help="a folder of .txt/.md files, or JSON Lines {doc_id, text}")
     parser.add_argument("questions", type=Path, help="JSON Lines questions with gold evidence (quotes or offsets)")
@@ -43,12 +76,19 @@ def _configure_sweep(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retrievers", type=_names, default=("bm25", "dense"), help="default: bm25,dense")
     parser.add_argument("--depth", type=_numbers, default=(20,), help="ranks retrieved per question (default: 20)")
     parser.add_argument("--name", default="sweep", help="the workspace's name")
+    parser.add_argument(
+        "--embedder",
+        metavar="MODULE:CALLABLE",
+        help="the embedding model of the retrievers that embed: a function from a list of texts to a matrix, "
+        "one row per text (MODULE is imported from the current folder first); default: TF-IDF + SVD",
+    )
 
 
 def _run_sweep(args: argparse.Namespace) -> int:
     from contextgrid.io import read_documents, read_questions
     from contextgrid.workspace.sweep import sweep, sweep_grid
 
+    embedder = None if args.embedder is None else load_embedder(args.embedder)
     documents = read_documents(args.documents)
     items = read_questions(args.questions)
     grid = sweep_grid(
@@ -62,7 +102,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
             print(f"\rsweep [{next(done)}/{len(grid)}] {name}".ljust(60), end="", file=sys.stderr, flush=True)
 
     log = WarningLog()
-    report = sweep(documents, items, grid, args.output, name=args.name, warnings=log, progress=progress)
+    report = sweep(
+        documents, items, grid, args.output, name=args.name, warnings=log, progress=progress, embedder=embedder
+    )
     if shown:
         print(file=sys.stderr)
     for name, reason in report.failed.items():

@@ -13,6 +13,7 @@ from contextgrid.index.base import (
     available_retrievers,
     build_index,
     recall_against_exact,
+    retriever_options,
 )
 from contextgrid.index.bm25 import BM25Index, tokenize
 from contextgrid.index.dense import DenseIndex
@@ -44,5 +45,6 @@ __all__ = [
     "build_index",
     "recall_against_exact",
     "retrieve",
+    "retriever_options",
     "tokenize",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "check_non_negative",
     "check_queries",
     "recall_against_exact",
+    "retriever_options",
 ]
 
 
@@ -134,19 +135,32 @@ def build_index(name: str, chunks: Sequence[Chunk], /, **options: Any) -> Index:
     ...
     contextgrid.core.errors.UnknownPluginError: no retriever named 'bm42'. Available: bm25, dense, dense_int8, hybrid
     """
-    # from_chunks is not part of the Index protocol: each class takes its own options.
     factory: Callable[..., Index] = getattr(RETRIEVERS.get(name), "from_chunks")  # noqa: B009
-    accepted = [
-        parameter.name
-        for parameter in inspect.signature(factory).parameters.values()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
+    accepted = retriever_options(name)
     unknown = [option for option in options if option not in accepted]
     if unknown:
         raise InvalidParameterError(
             f"the {name!r} retriever has no option {unknown[0]!r}. Its options: {', '.join(accepted) or '(none)'}"
         )
     return factory(chunks, **options)
+
+
+def retriever_options(name: str) -> tuple[str, ...]:
+    """The keyword options the retriever registered under ``name`` takes in :func:`build_index`.
+
+    Examples
+    --------
+    >>> from contextgrid.index import retriever_options
+    >>> "embedder" in retriever_options("dense"), "embedder" in retriever_options("bm25")
+    (True, False)
+    """
+    # from_chunks is not part of the Index protocol: each class takes its own options.
+    factory = getattr(RETRIEVERS.get(name), "from_chunks")  # noqa: B009
+    return tuple(
+        parameter.name
+        for parameter in inspect.signature(factory).parameters.values()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    )
 
 
 def check_chunks(chunks: object, *, function: str) -> tuple[Chunk, ...]:

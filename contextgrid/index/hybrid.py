@@ -34,7 +34,9 @@ from contextgrid.index.base import (
     check_chunks,
     check_non_negative,
     check_queries,
+    retriever_options,
 )
+from contextgrid.index.embeddings import Embedder, FitsOnCorpus
 from contextgrid.index.ranking import RankedSearch, rank_blocks
 
 __all__ = ["DEFAULT_DEPTH", "DEFAULT_RRF_K", "HybridIndex"]
@@ -99,11 +101,14 @@ class HybridIndex(RankedSearch):
         component_options: Mapping[str, Mapping[str, Any]] | None = None,
         rrf_k: float = DEFAULT_RRF_K,
         depth: int = DEFAULT_DEPTH,
+        embedder: Embedder | FitsOnCorpus | None = None,
     ) -> HybridIndex:
         """Build each named retriever over ``chunks`` and fuse them.
 
         ``component_options`` maps a component's name to the options its own
         ``from_chunks`` takes, e.g. ``{"dense": {"dim": 64, "seed": 1}}``.
+        ``embedder`` goes to every component that embeds (one with an
+        ``embedder`` option) and is not given one in ``component_options``.
         """
         function = "HybridIndex.from_chunks"
         checked = check_chunks(chunks, function=function)
@@ -119,6 +124,10 @@ class HybridIndex(RankedSearch):
         for name, given in options.items():
             if not isinstance(given, Mapping):
                 raise parameter_error(function, f"component_options[{name!r}]", "a mapping of option to value", given)
+        if embedder is not None:
+            for name in components:
+                if "embedder" in retriever_options(name):
+                    options[name] = {"embedder": embedder, **options.get(name, {})}
         built = tuple(build_index(name, checked, **options.get(name, {})) for name in components)
         return cls(built, rrf_k=rrf_k, depth=depth)
 

@@ -32,7 +32,8 @@ from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.evidence.resolver import SpanResolver
-from contextgrid.index import build_index, retrieve
+from contextgrid.index import available_retrievers, build_index, retrieve, retriever_options
+from contextgrid.index.embeddings import Embedder, FitsOnCorpus
 from contextgrid.io import (
     write_chunks,
     write_documents,
@@ -147,6 +148,12 @@ class _Ledger:
         (self.root / LEDGER).write_text(json.dumps(sorted(self.owned | self.wrote), indent=1) + "\n")
 
 
+def _qualified_name(embedder: object) -> str:
+    """``module:qualname`` of a function or class instance, as ``--embedder`` takes it."""
+    target = embedder if hasattr(embedder, "__qualname__") else type(embedder)
+    return f"{getattr(target, '__module__', '?')}:{getattr(target, '__qualname__', type(embedder).__name__)}"
+
+
 def sweep(
     documents: Mapping[str, str],
     items: Sequence[EvalItem],
@@ -156,6 +163,7 @@ def sweep(
     name: str = "sweep",
     warnings: WarningLog | None = None,
     progress: Callable[[str], None] | None = None,
+    embedder: Embedder | FitsOnCorpus | None = None,
 ) -> SweepReport:
     """Chunk, resolve, retrieve and write a workspace for every configuration.
 
@@ -176,8 +184,39 @@ def sweep(
         Receives the resolver's notes and every failed configuration.
     progress : callable, optional
         Called with a short message as each configuration starts.
+    embedder : callable or object with ``fit``, optional
+        The embedding model of every retriever that embeds (``dense``, ``dense_int8``, ``hybrid``'s dense
+        component): a function from a list of texts to a matrix with one row per text, e.g. a
+        sentence-transformers model's ``encode``. Default: each retriever's own (TF-IDF + SVD). Its name
+        (``module:qualname``) is recorded as the ``embedder`` parameter of those configurations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import contextgrid as cg
+    >>> from contextgrid.workspace.sweep import sweep, sweep_grid
+    >>> def letters(texts):  # a toy embedder: how often each letter a-z occurs
+    ...     return np.array([[text.lower().count(chr(97 + i)) for i in range(26)] for text in texts], dtype=float)
+    >>> documents = {"a.md": "Refunds take thirty days. Shipping is free over fifty dollars."}
+    >>> gold = (cg.Anchor("a.md", "Refunds take thirty days."),)
+    >>> items = [cg.EvalItem("q1", "How long do refunds take?", anchors=gold)]
+    >>> grid = sweep_grid(chunkers=["sentences"], sizes=[40], overlaps=[0], retrievers=["dense"])
+    >>> report = sweep(documents, items, grid, getfixture("tmp_path"), embedder=letters)
+    >>> report.written
+    ('dense-sentences-40-0',)
+    >>> cg.load_workspace(report.root).config("dense-sentences-40-0").params["embedder"]
+    'contextgrid.workspace.sweep:letters'
     """
     names = [config.name for config in configs]
+    # An unknown retriever fails its own configurations below, not the whole sweep.
+    known = set(available_retrievers())
+    embeds = {c.retriever: c.retriever in known and "embedder" in retriever_options(c.retriever) for c in configs}
+    if embedder is not None and not any(embeds.values()):
+        raise ContextGridError(
+            f"sweep: an embedder was given, but none of the retrievers {sorted(embeds)} embeds; "
+            "use dense, dense_int8 or hybrid"
+        )
+    embedder_name = None if embedder is None else _qualified_name(embedder)
     if len(set(names)) != len(names):
         raise ContextGridError(f"sweep: configuration names must be distinct, got {names}")
     if not configs:
@@ -211,7 +250,8 @@ def sweep(
                     write_chunks(chunks, ledger.claim(f"chunks/{config.chunking}.jsonl"))
                     write_qrels(qrels, ledger.claim(f"qrels/{config.chunking}.trec"))
                     chunkings[config.chunking] = chunks
-                index = build_index(config.retriever, chunks)
+                options = {"embedder": embedder} if embedder is not None and embeds[config.retriever] else {}
+                index = build_index(config.retriever, chunks, **options)
                 run = retrieve(index, questions, config.depth)
                 write_run(run, ledger.claim(f"runs/{config.name}.trec"), tag=config.name)
             except OutputExistsError:
@@ -238,6 +278,11 @@ def sweep(
                             "overlap": config.overlap,
                             "retriever": config.retriever,
                             "depth": config.depth,
+                            **(
+                                {"embedder": embedder_name}
+                                if embedder_name is not None and embeds[config.retriever]
+                                else {}
+                            ),
                         },
                     }
                     for config in written
