@@ -164,6 +164,23 @@ def test_an_unknown_chunk_or_question_names_the_answers_file_and_line(tmp_path: 
         score_answers(ITEMS, read_answers(path), CHUNKS, QRELS)
 
 
+def test_the_line_named_is_the_one_the_reader_kept(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    path.write_text('\n{"question_id": "q7", "answer": "No."}\n')
+    records = read_answers(path)
+    # The file is gone: the line can only come from the records.
+    path.unlink()
+    with pytest.raises(InputFileError, match=r"answers\.jsonl, line 2: answers question 'q7', which is not a question"):
+        score_answers(ITEMS, records, CHUNKS, QRELS, source=path)
+
+
+def test_a_record_made_in_code_is_refused_naming_the_file_only(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    record = AnswerRecord("q7", cg.Answer("No."))
+    with pytest.raises(InputFileError, match=r"answers\.jsonl: answers question 'q7', which is not a question$"):
+        score_answers(ITEMS, [record], CHUNKS, QRELS, source=path)
+
+
 def test_a_context_repeating_a_chunk_is_refused_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "answers.jsonl"
     path.write_text('{"question_id": "q1", "answer": "x", "context_chunk_ids": ["r0", "r0"]}\n')

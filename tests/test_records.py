@@ -328,3 +328,34 @@ def test_records_are_frozen_and_slotted(record: object, field: str, value: objec
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(record, field, value)
     assert not hasattr(record, "__dict__")
+
+
+# --- AnswerRecord ---------------------------------------------------------------------------------
+
+
+def test_answer_record_keeps_its_source_line_out_of_its_repr_and_equality() -> None:
+    from contextgrid.data.provenance import SourceLine
+    from contextgrid.data.records import AnswerRecord
+
+    answer = cg.Answer("Within 30 days [1].", citations=(1,))
+    where = SourceLine("answers.jsonl", 3, '{"question_id": "q1"}')
+    read = AnswerRecord("q1", answer, ("c4",), source=where)
+    made = AnswerRecord("q1", answer, ("c4",))
+    assert (
+        repr(read)
+        == repr(made)
+        == (
+            "AnswerRecord(question_id='q1', answer=Answer(text='Within 30 days [1].', citations=(1,)), "
+            "context_chunk_ids=('c4',))"
+        )
+    )
+    assert read == made
+    assert hash(read) == hash(made)
+    assert (read.source, made.source) == (where, None)
+
+
+def test_answer_record_refuses_a_source_that_is_not_a_source_line() -> None:
+    from contextgrid.data.records import AnswerRecord
+
+    with refused("source must be a SourceLine or None, got ('answers.jsonl', 3)"):
+        AnswerRecord("q1", cg.Answer("x"), source=("answers.jsonl", 3))  # type: ignore[arg-type]
