@@ -17,8 +17,12 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 import streamlit as st
+
+if TYPE_CHECKING:
+    from pages._loading import Source
 
 SOURCES = {
     "sample": "Bundled sample workspace",
@@ -36,8 +40,8 @@ def _default_workspace() -> str:
     return str(known.workspace)
 
 
-def _source_root() -> str | None:
-    """The workspace folder the pages read, from the sidebar's choice of source."""
+def _chosen_source() -> Source | None:
+    """What the pages read, from the sidebar's choice: a workspace folder, or the uploaded files."""
     from pages import _data, _state
 
     with st.sidebar:
@@ -61,7 +65,7 @@ def _source_root() -> str | None:
         if qrels is None or not runs:
             st.info("Upload one qrels file and at least one run.")
             return None
-        return _data.uploaded_workspace(
+        return _data.uploaded_source(
             (qrels.name, qrels.getvalue()),
             tuple((run.name, run.getvalue()) for run in runs),
             **{key: (upload.name, upload.getvalue()) for key, upload in extras.items() if upload is not None},
@@ -85,7 +89,7 @@ def _dashboard() -> None:
     wanted = st.session_state.pop("_wanted_page", None)
     if wanted is not None:
         st.switch_page(wanted, query_params=st.query_params.to_dict())
-    st.session_state["root"] = _source_root()
+    st.session_state["root"] = _chosen_source()
     navigation.run()
 
 

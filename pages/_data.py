@@ -1,45 +1,96 @@
 """The dashboard's data layer: every page gets its numbers here, from the library, cached by content.
 
-Workspaces are keyed by their folder and a fingerprint of every file in it
-(path, size, modification time), so an edited file is read again and an
-unchanged one is not. Uploads are keyed by their bytes, never by the
-UploadedFile object, and written to a folder named after their hash.
+Each computation is cached with :func:`cached`, by its source and the version
+of the source's content: a workspace folder's version is a fingerprint of
+every file in it (path, size, modification time), so an edited file is read
+again and an unchanged one is not; uploaded files are keyed by their bytes,
+never by the UploadedFile objects, and stored in a folder named after their
+hash. Pages draw what they get from here with contextgrid's render builders.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
 from contextgrid import ContextGridError
-from contextgrid.analysis.questions import question_scores, ranked_list, shared_scores
+from contextgrid.analysis.grid import best_per_column, metric_curves, parameter_columns, pivot_grid, score_columns
+from contextgrid.analysis.questions import (
+    failing_configurations,
+    filter_questions,
+    question_changes,
+    question_scores,
+    ranked_list,
+    shared_scores,
+)
 from contextgrid.answering.batch import (
     ScoredAnswer,
+    abstention_matrix,
     answers_frame,
+    invalid_citations,
+    passages_frame,
     summarize_answers,
     worst_first,
 )
 from contextgrid.data.records import Chunk, EvalItem
+from contextgrid.evidence.waste import Waste, coverage_by_configuration, measure_waste, waste_frame
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
-from contextgrid.workspace.manifest import manifest_text
-from contextgrid.workspace.model import MANIFEST, Workspace
-from pages._loading import cached_workspace, fingerprint, results, workspace
+from contextgrid.workspace.model import Workspace
+from pages._loading import UPLOADS, Snapshot, Source, Upload, snapshot, workspace
 
-UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
-
+P = ParamSpec("P")
 T = TypeVar("T")
 
 
-def chosen_root(page: str) -> str:
-    """The workspace folder the sidebar chose; without one, say so and stop the page.
+def cached(
+    *, max_entries: int, resource: bool = False, spinner: bool | str = False
+) -> Callable[[Callable[Concatenate[Snapshot, P], T]], Callable[Concatenate[Source | Snapshot, P], T]]:
+    """Cache a computation on a data source by the source and the version of its content.
+
+    The decorated ``compute(at, *args)`` is given a :class:`Snapshot` (the
+    source at one version: its ``workspace`` and ``results``); callers pass
+    the source, or the snapshot a computation was given, so that computations
+    built on one another read one version. Results are kept with
+    ``st.cache_data`` (a copy for each caller), or with ``resource=True`` in
+    ``st.cache_resource``, for what does not pickle or is too big to copy on
+    every run. ``spinner`` is shown while a result is computed.
+    """
+
+    def decorate(compute: Callable[Concatenate[Snapshot, P], T]) -> Callable[Concatenate[Source | Snapshot, P], T]:
+        def keyed(source: Source, version: str, *args: P.args, **kwargs: P.kwargs) -> T:
+            return compute(Snapshot(source, version), *args, **kwargs)
+
+        # Streamlit tells caches apart by module and qualified name: without these, every computation would
+        # share one cache under the name of ``keyed``.
+        keyed.__module__, keyed.__qualname__ = compute.__module__, compute.__qualname__
+        store = (st.cache_resource if resource else st.cache_data)(max_entries=max_entries, show_spinner=spinner)
+        stored = store(keyed)
+
+        @functools.wraps(compute)
+        def call(source: Source | Snapshot, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            at = source if isinstance(source, Snapshot) else snapshot(source)
+            return stored(at.source, at.version, *args, **kwargs)
+
+        return call
+
+    return decorate
+
+
+def _workspace(source: Source | Snapshot) -> Workspace:
+    return source.workspace if isinstance(source, Snapshot) else workspace(source)
+
+
+def chosen_source(page: str) -> Source:
+    """The data source the sidebar chose; without one, say so and stop the page.
 
     ``page`` is the calling page's ``__file__``. A link to a page that is the
     first request a fresh server gets is routed by Streamlit's own pages/
@@ -49,72 +100,180 @@ def chosen_root(page: str) -> str:
     if "root" not in st.session_state:
         st.session_state["_wanted_page"] = f"pages/{Path(page).name}"
         st.switch_page("app.py", query_params=st.query_params.to_dict())
-    root = st.session_state.get("root")
-    if not root:
+    source: Source | None = st.session_state.get("root")
+    if not source:
         st.info("Choose a data source in the sidebar.")
         st.stop()
-    return str(root)
+    return source
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _grid(root: str, version: str) -> pd.DataFrame:
-    return results(root, version).to_dataframe()
+def guard(action: Callable[[], T], *, source: Source | None = None) -> T:
+    """Run ``action``; on bad input show the error as a message and stop this page, never a traceback.
+
+    Uploaded files are shown by the names the user uploaded them as.
+    """
+    try:
+        return action()
+    except ContextGridError as error:
+        message = str(error)
+        if isinstance(source, Upload):
+            for path in source.files:
+                message = message.replace(path, Path(path).name)
+        st.error(message, icon=":material/error:")
+        st.stop()
 
 
-def grid(root: str) -> pd.DataFrame:
+# -- uploads ---------------------------------------------------------------------------------------
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    # The folder is named after the bytes; a file already there that differs is one a write left unfinished.
+    if not path.exists() or path.read_bytes() != data:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def uploaded_source(
+    qrels: tuple[str, bytes],
+    runs: tuple[tuple[str, bytes], ...],
+    *,
+    chunks: tuple[str, bytes] | None = None,
+    documents: tuple[str, bytes] | None = None,
+    questions: tuple[str, bytes] | None = None,
+) -> Upload:
+    """Store uploaded ``(name, bytes)`` files in a folder named after their content; the source they make.
+
+    Each run becomes a configuration named after its file
+    (:func:`~contextgrid.workspace.builder.workspace_from_files`); an uploaded
+    chunks file is the chunking of every run. Each file keeps the name it was
+    uploaded as, in a folder of its role (runs one folder each, as two may
+    share a name), so that the readers' messages name it.
+    """
+    single = {"qrels": qrels, "documents": documents, "chunks": chunks, "questions": questions}
+    digest = hashlib.sha256()
+    for role, upload in (*(("run", run) for run in runs), *single.items()):
+        if upload is not None:
+            digest.update(f"{role}\0{upload[0]}\0".encode() + hashlib.sha256(upload[1]).digest())
+    folder = UPLOADS / digest.hexdigest()[:16]
+    stored: dict[str, str | None] = {}
+    for role, upload in single.items():
+        stored[role] = None if upload is None else str(folder / role / Path(upload[0]).name)
+        if upload is not None:
+            _write_if_changed(folder / role / Path(upload[0]).name, upload[1])
+    run_paths = tuple(str(folder / "runs" / str(position) / Path(name).name) for position, (name, _) in enumerate(runs))
+    for path, (_, data) in zip(run_paths, runs, strict=True):
+        _write_if_changed(Path(path), data)
+    return Upload(
+        folder.name,
+        qrels=str(stored["qrels"]),
+        runs=run_paths,
+        documents=stored["documents"],
+        chunks=stored["chunks"],
+        questions=stored["questions"],
+    )
+
+
+# -- the grid (pages/overview.py) ------------------------------------------------------------------
+
+
+@cached(max_entries=16)
+def grid(at: Snapshot) -> pd.DataFrame:
     """Every configuration's metric@k scores and parameters (``Workspace.evaluate().to_dataframe()``)."""
-    return _grid(root, fingerprint(root))
+    return at.results.to_dataframe()
+
+
+@cached(max_entries=16)
+def scores(at: Snapshot) -> pd.DataFrame:
+    """The score columns of :func:`grid`."""
+    table = grid(at)
+    return table[score_columns(table)]
+
+
+@cached(max_entries=16)
+def best(at: Snapshot) -> dict[str, list[str]]:
+    """The best configurations of each score column of :func:`grid` (ties too)."""
+    return best_per_column(grid(at))
 
 
 _BEST = "font-weight: bold; background-color: #d9f0d3"
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _best_cells(root: str, version: str) -> pd.DataFrame:
-    from contextgrid.analysis.grid import best_per_column, score_columns
-
-    grid = _grid(root, version)
-    best = best_per_column(grid)
+@cached(max_entries=16)
+def _best_cells(at: Snapshot) -> pd.DataFrame:
+    marked = best(at)
+    index = grid(at).index
     return pd.DataFrame(
-        {label: [_BEST if config in best[label] else "" for config in grid.index] for label in score_columns(grid)},
-        index=grid.index,
+        {label: [_BEST if config in configs else "" for config in index] for label, configs in marked.items()},
+        index=index,
     )
 
 
-def grid_styler(root: str) -> Styler:
+def grid_styler(source: Source) -> Styler:
     """The score columns of :func:`grid`, four decimals, the best of each column (ties too) in bold on green."""
-    version = fingerprint(root)
-    marked = _best_cells(root, version)
-    scores = _grid(root, version)[list(marked.columns)]
+    at = snapshot(source)
+    marked = _best_cells(at)
+    table = grid(at)[list(marked.columns)]
     # One CSS frame for the whole table: Styler.highlight_max styles column by column, 30 times slower.
-    return scores.style.format("{:.4f}").apply(lambda _: marked, axis=None)
+    return table.style.format("{:.4f}").apply(lambda _: marked, axis=None)
 
 
-def prepare(root: str) -> None:
-    """Everything a first visit to the Overview computes for ``root`` (its scores and its grid), into the
+def prepare(source: Source) -> None:
+    """Everything a first visit to the Overview computes for ``source`` (its scores and its grid), into the
     caches that visit reads. The server calls it as it starts, before anyone asks."""
-    grid_styler(root)
+    grid_styler(source)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _per_query(root: str, version: str, metric: str, k: int) -> pd.DataFrame:
-    return cached_workspace(root, version).per_query(metric, k)
+@cached(max_entries=16)
+def varying_parameters(at: Snapshot) -> list[str]:
+    """The parameters of :func:`grid` that differ between configurations."""
+    return list(parameter_columns(grid(at), varying=True))
 
 
-def per_query(root: str, metric: str, k: int) -> pd.DataFrame:
+@cached(max_entries=32)
+def pivot(at: Snapshot, label: str, rows: str, columns: str) -> pd.DataFrame:
+    """``label`` (a metric@k) of :func:`grid` with one parameter down and one across."""
+    return pivot_grid(grid(at), label, rows=rows, columns=columns)
+
+
+@cached(max_entries=16)
+def curves(at: Snapshot, metric: str) -> pd.DataFrame:
+    """``metric`` of every configuration (rows) at each k (columns)."""
+    return metric_curves(grid(at), metric)
+
+
+# -- questions (pages/questions.py, pages/compare.py) ----------------------------------------------
+
+
+@cached(max_entries=64)
+def per_query(at: Snapshot, metric: str, k: int) -> pd.DataFrame:
     """``metric@k`` per question (rows) and configuration (columns)."""
-    return _per_query(root, fingerprint(root), metric, k)
+    return at.workspace.per_query(metric, k)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _question_table(root: str, version: str, config: str, k: int) -> pd.DataFrame:
-    ws = cached_workspace(root, version)
+@cached(max_entries=64)
+def question_table(at: Snapshot, config: str, k: int) -> pd.DataFrame:
+    """Every metric at ``k`` per question of ``config``, worst first."""
+    ws = at.workspace
     return question_scores(ws.qrels(config), ws.run(config), k)
 
 
-def question_table(root: str, config: str, k: int) -> pd.DataFrame:
-    """Every metric at ``k`` per question of ``config``, worst first."""
-    return _question_table(root, fingerprint(root), config, k)
+@cached(max_entries=64)
+def filtered_questions(
+    at: Snapshot, config: str, k: int, *, label: str, at_most: float, failing_only: bool, contains: str
+) -> pd.DataFrame:
+    """The rows of :func:`question_table` that pass the filters (see ``filter_questions``)."""
+    return filter_questions(
+        question_table(at, config, k), label=label, at_most=at_most, failing_only=failing_only, contains=contains
+    )
+
+
+@cached(max_entries=64)
+def failing_elsewhere(at: Snapshot, question: str, k: int, config: str) -> list[str]:
+    """The configurations other than ``config`` that retrieve nothing relevant for ``question`` in their top ``k``."""
+    hits = per_query(at, "hit_rate", k)
+    if question not in hits.index:
+        return []
+    return [name for name in failing_configurations(hits, question) if name != config]
 
 
 def _chunks_by_id(ws: Workspace, config: str) -> dict[str, Chunk] | None:
@@ -123,209 +282,151 @@ def _chunks_by_id(ws: Workspace, config: str) -> dict[str, Chunk] | None:
     return {chunk.id: chunk for chunk in ws.chunks(config)}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _ranking(root: str, version: str, config: str, question: str, depth: int) -> pd.DataFrame:
-    ws = cached_workspace(root, version)
-    qrels = ws.qrels(config)
-    run = ws.run(config)
-    judgements = qrels.get(question, {})
-    ranked = run.get(question, ())
+@cached(max_entries=64)
+def ranking(at: Snapshot, config: str, question: str, depth: int) -> pd.DataFrame:
+    """What ``config`` returned for ``question``: rank, chunk, grade, relevance, text."""
+    ws = at.workspace
+    judgements = ws.qrels(config).get(question, {})
+    ranked = ws.run(config).get(question, ())
     return ranked_list(judgements, ranked, chunks=_chunks_by_id(ws, config), depth=depth)
 
 
-def ranking(root: str, config: str, question: str, depth: int) -> pd.DataFrame:
-    """What ``config`` returned for ``question``: rank, chunk, grade, relevance, text."""
-    return _ranking(root, fingerprint(root), config, question, depth)
-
-
-def item(root: str, question: str) -> EvalItem | None:
+def item(source: Source | Snapshot, question: str) -> EvalItem | None:
     """The question record, when the workspace has questions: its gold evidence found
     in the documents when the workspace has those too."""
-    ws = workspace(root)
+    ws = _workspace(source)
     if ws.questions_path is None:
         return None
     items = ws.resolved[0] if ws.documents_path is not None else ws.questions
     return next((entry for entry in items if entry.id == question), None)
 
 
-def documents(root: str) -> dict[str, str] | None:
+def documents(source: Source | Snapshot) -> dict[str, str] | None:
     """The workspace's documents, when it has them."""
-    ws = workspace(root)
+    ws = _workspace(source)
     return None if ws.documents_path is None else dict(ws.documents)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _comparison(
-    root: str, version: str, metric: str, k: int, configs: tuple[str, ...], baseline: str, test: str, correction: str
+@cached(max_entries=64)
+def changes(at: Snapshot, metric: str, k: int, a: str, b: str) -> pd.DataFrame:
+    """``question_changes`` of ``a`` against ``b`` on ``metric@k``: each question's outcome, biggest first."""
+    return question_changes(per_query(at, metric, k), a, b)
+
+
+# A comparison holds the library's records and is drawn, not copied: kept as it is.
+@cached(max_entries=16, resource=True)
+def comparison(
+    at: Snapshot, metric: str, k: int, configs: tuple[str, ...], baseline: str, test: str, correction: str
 ) -> ComparisonTable:
-    scores = shared_scores(_per_query(root, version, metric, k), configs)
+    """Each of ``configs`` against ``baseline`` on ``metric@k``, on the questions all of them score."""
+    scored = shared_scores(per_query(at, metric, k), configs)
     return compare_configurations(
-        scores, baseline=baseline, metric=f"{metric}@{k}", test=test, correction=correction, seed=0
+        scored, baseline=baseline, metric=f"{metric}@{k}", test=test, correction=correction, seed=0
     )
 
 
-def comparison(
-    root: str, metric: str, k: int, configs: Sequence[str], baseline: str, test: str, correction: str
-) -> ComparisonTable:
-    """Each of ``configs`` against ``baseline`` on ``metric@k``, on the questions all of them score."""
-    return _comparison(root, fingerprint(root), metric, k, tuple(configs), baseline, test, correction)
+# -- answers (pages/answers.py) --------------------------------------------------------------------
 
 
-def _write_if_changed(path: Path, data: bytes) -> None:
-    # Rewriting identical bytes would move the modification time and defeat the cache.
-    if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
+# Every answer with its context and score: large, and only read, so not copied on every run.
+@cached(max_entries=32, resource=True)
+def _scored_answers(at: Snapshot, config: str) -> tuple[ScoredAnswer, ...]:
+    return workspace_answers(at.workspace, config)
 
 
-def uploaded_workspace(
-    qrels: tuple[str, bytes],
-    runs: tuple[tuple[str, bytes], ...],
-    *,
-    chunks: tuple[str, bytes] | None = None,
-    documents: tuple[str, bytes] | None = None,
-    questions: tuple[str, bytes] | None = None,
-) -> str:
-    """Write uploaded files into a workspace folder named after their content; return its path.
-
-    Each run becomes a configuration named after its file; an uploaded chunks
-    file is the chunking of every run.
-    """
-    shared = {"qrels": qrels, "documents": documents, "questions": questions}
-    digest = hashlib.sha256()
-    for name, data in (*runs, *(upload for upload in (*shared.values(), chunks) if upload is not None)):
-        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-    root = UPLOADS / digest.hexdigest()[:16]
-    (root / "runs").mkdir(parents=True, exist_ok=True)
-    names = {}
-    for key, upload in shared.items():
-        if upload is not None:
-            _write_if_changed(root / Path(upload[0]).name, upload[1])
-            names[key] = Path(upload[0]).name
-    if chunks is not None:
-        _write_if_changed(root / Path(chunks[0]).name, chunks[1])
-    configs: list[dict[str, object]] = []
-    for name, data in runs:
-        file_name = Path(name).name
-        _write_if_changed(root / "runs" / file_name, data)
-        config = file_name.split(".")[0] or "run"
-        while config in {entry["name"] for entry in configs}:
-            config += "'"
-        entry: dict[str, object] = {"name": config, "run": f"runs/{file_name}"}
-        if chunks is not None:
-            entry["chunks"] = Path(chunks[0]).name
-        configs.append(entry)
-    _write_if_changed(root / MANIFEST, manifest_text("uploaded", configs, **names).encode())
-    return str(root)
-
-
-def guard(action: Callable[[], T], *, root: str | None = None) -> T:
-    """Run ``action``; on bad input show the error as a message and stop this page, never a traceback.
-
-    Paths inside an upload folder are shown as the names the user uploaded.
-    """
-    try:
-        return action()
-    except ContextGridError as error:
-        message = str(error)
-        if root is not None and root.startswith(str(UPLOADS)):
-            message = message.replace(root + "/runs/", "").replace(root + "/", "")
-        st.error(message, icon=":material/error:")
-        st.stop()
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _scored_answers(root: str, version: str, config: str) -> tuple[ScoredAnswer, ...]:
-    return workspace_answers(cached_workspace(root, version), config)
-
-
-def answer_configs(root: str) -> list[str]:
+def answer_configs(source: Source | Snapshot) -> list[str]:
     """The configurations of the workspace that have answers, in manifest order."""
-    return [config.name for config in workspace(root).configs if config.answers is not None]
+    return [config.name for config in _workspace(source).configs if config.answers is not None]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _answer_summary(root: str, version: str, configs: tuple[str, ...]) -> pd.DataFrame:
-    return summarize_answers({name: answers_frame(_scored_answers(root, version, name)) for name in configs})
-
-
-def answer_summary(root: str) -> pd.DataFrame:
+@cached(max_entries=16)
+def answer_summary(at: Snapshot) -> pd.DataFrame:
     """Per configuration with answers: means of groundedness, citation accuracy, evidence overlap; abstentions."""
-    return _answer_summary(root, fingerprint(root), tuple(answer_configs(root)))
+    names = answer_configs(at)
+    return summarize_answers({name: answers_frame(_scored_answers(at, name)) for name in names})
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _answer_table(root: str, version: str, config: str) -> pd.DataFrame:
-    return worst_first(answers_frame(_scored_answers(root, version, config)))
-
-
-def answer_table(root: str, config: str) -> pd.DataFrame:
+@cached(max_entries=32)
+def answer_table(at: Snapshot, config: str) -> pd.DataFrame:
     """Every answer of ``config`` with its scores, worst first."""
-    return _answer_table(root, fingerprint(root), config)
+    return worst_first(answers_frame(_scored_answers(at, config)))
 
 
-def scored_answer(root: str, config: str, question: str) -> ScoredAnswer:
+@cached(max_entries=32)
+def abstentions(at: Snapshot, config: str) -> pd.DataFrame:
+    """How many answers of ``config`` abstained (columns) against should have (rows)."""
+    return abstention_matrix(answer_table(at, config))
+
+
+def scored_answer(source: Source | Snapshot, config: str, question: str) -> ScoredAnswer:
     """One answer of ``config`` with its question, rebuilt context and gold chunks."""
-    scored = _scored_answers(root, fingerprint(root), config)
-    return next(entry for entry in scored if entry.record.question_id == question)
+    return next(entry for entry in _scored_answers(source, config) if entry.record.question_id == question)
 
 
-# Context waste (pages/waste.py): tables from contextgrid.evidence.waste, cached per version of the workspace's files.
+@cached(max_entries=64)
+def bad_citations(at: Snapshot, config: str, question: str) -> tuple[int, ...]:
+    """The passage numbers the answer to ``question`` cites that its context does not have."""
+    entry = scored_answer(at, config, question)
+    return invalid_citations(entry.record.answer, entry.context)
 
 
-def waste_missing(root: str) -> tuple[str, ...]:
+@cached(max_entries=64)
+def passages(at: Snapshot, config: str, question: str) -> pd.DataFrame:
+    """The passages of the context of the answer to ``question``, gold and cited ones marked."""
+    return passages_frame(scored_answer(at, config, question))
+
+
+# -- context waste (pages/waste.py) ----------------------------------------------------------------
+
+
+def waste_missing(source: Source | Snapshot) -> tuple[str, ...]:
     """What the workspace lacks for the waste views (documents, questions, chunks); empty if nothing."""
     from contextgrid.workspace.waste import missing_for_waste
 
-    return missing_for_waste(workspace(root))
+    return missing_for_waste(_workspace(source))
 
 
-@st.cache_data(max_entries=16, show_spinner="Measuring context waste…")
-def _waste_table(root: str, version: str, k: int) -> pd.DataFrame:
+@cached(max_entries=16, spinner="Measuring context waste…")
+def waste_table(at: Snapshot, k: int) -> pd.DataFrame:
+    """``workspace_waste``: every configuration's per-question waste at ``k``, index (config, question)."""
     from contextgrid.workspace.waste import workspace_waste
 
-    return workspace_waste(cached_workspace(root, version), k)
+    return workspace_waste(at.workspace, k)
 
 
-def waste_table(root: str, k: int) -> pd.DataFrame:
-    """``workspace_waste``: every configuration's per-question waste at ``k``, index (config, question)."""
-    return _waste_table(root, fingerprint(root), k)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _waste_summary(root: str, version: str, k: int) -> pd.DataFrame:
+@cached(max_entries=16)
+def waste_summary(at: Snapshot, k: int) -> pd.DataFrame:
+    """``configuration_waste``: recall@k beside the character-level means, one row per configuration."""
     from contextgrid.workspace.waste import configuration_waste
 
-    return configuration_waste(cached_workspace(root, version), k, table=_waste_table(root, version, k))
+    return configuration_waste(at.workspace, k, table=waste_table(at, k))
 
 
-def waste_summary(root: str, k: int) -> pd.DataFrame:
-    """``configuration_waste``: recall@k beside the character-level means, one row per configuration."""
-    return _waste_summary(root, fingerprint(root), k)
+@cached(max_entries=32)
+def coverage(at: Snapshot, k: int, configs: tuple[str, ...], value: str) -> pd.DataFrame:
+    """``value`` of :func:`waste_table` as a configuration × question matrix, for ``configs``."""
+    return coverage_by_configuration(waste_table(at, k).loc[list(configs)], value=value)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _retrieved(root: str, version: str, config: str, k: int) -> pd.DataFrame:
+@cached(max_entries=32)
+def retrieved(at: Snapshot, config: str, k: int) -> pd.DataFrame:
+    """``retrieved_table`` of ``config``: every resolved question's top ``k`` with the gold each chunk holds."""
     from contextgrid.evidence.waste import retrieved_table
 
-    ws = cached_workspace(root, version)
+    ws = at.workspace
     items, _ = ws.resolved
     return retrieved_table(items, ws.run(config), ws.chunks(config), k)
 
 
-def retrieved(root: str, config: str, k: int) -> pd.DataFrame:
-    """``retrieved_table`` of ``config``: every resolved question's top ``k`` with the gold each chunk holds."""
-    return _retrieved(root, fingerprint(root), config, k)
-
-
-def resolved_items(root: str) -> dict[str, EvalItem]:
+def resolved_items(source: Source | Snapshot) -> dict[str, EvalItem]:
     """The questions whose gold evidence was found in the documents, by id."""
-    items, _ = workspace(root).resolved
+    items, _ = _workspace(source).resolved
     return {entry.id: entry for entry in items if entry.is_resolved}
 
 
-def top_chunks(root: str, config: str, question: str, k: int) -> list[Chunk]:
+def top_chunks(source: Source | Snapshot, config: str, question: str, k: int) -> list[Chunk]:
     """The chunks ``config`` returned for ``question``, best first, at most ``k``."""
-    ws = workspace(root)
+    ws = _workspace(source)
     by_id = _chunks_by_id(ws, config) or {}
     ranked = ws.run(config).get(question, ())[:k]
     missing = [chunk for chunk in ranked if chunk not in by_id]
@@ -334,3 +435,29 @@ def top_chunks(root: str, config: str, question: str, k: int) -> list[Chunk]:
             f"the run of {config!r} returns {missing[0]!r} for question {question!r}, which is not in its chunks file"
         )
     return [by_id[chunk] for chunk in ranked]
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionWaste:
+    """One question's top ``k`` under each configuration, what they waste, and the numbers side by side."""
+
+    retrieved: dict[str, list[Chunk]]
+    wastes: dict[str, Waste]
+    numbers: pd.DataFrame
+
+
+@cached(max_entries=32)
+def question_waste(at: Snapshot, question: str, configs: tuple[str, ...], k: int) -> QuestionWaste:
+    """The :class:`QuestionWaste` of resolved question ``question`` under ``configs`` at ``k``."""
+    entry = resolved_items(at)[question]
+    chunks = {config: top_chunks(at, config, question, k) for config in configs}
+    wastes = {config: measure_waste(entry, top) for config, top in chunks.items()}
+    return QuestionWaste(chunks, wastes, waste_frame(wastes))
+
+
+@cached(max_entries=4)
+def report(at: Snapshot, config: str, k: int) -> str:
+    """The HTML report on ``config``: its grid, the waste views at ``k`` and its worst questions."""
+    from contextgrid.render.report import build_report
+
+    return build_report(at.workspace, config, k=k)

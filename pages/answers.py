@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.answering.batch import abstention_matrix, invalid_citations, passages_frame
 from contextgrid.render.answer_html import ANSWER_MARKS, answer_html
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _state
 
 st.title("Answers")
-root = _data.chosen_root(__file__)
+source = _data.chosen_source(__file__)
 
-configs = _data.guard(lambda: _data.answer_configs(root), root=root)
+configs = _data.guard(lambda: _data.answer_configs(source), source=source)
 if not configs:
     st.info(
         'No configuration of this workspace has answers. Add answers = "answers/NAME.jsonl" to a [[config]] of '
@@ -25,15 +24,15 @@ st.caption(
     "Means over the answers that did not abstain (citation accuracy also leaves out answers that cite nothing); "
     "counts over every answer."
 )
-st.dataframe(_data.guard(lambda: _data.answer_summary(root), root=root), width="stretch")
+st.dataframe(_data.guard(lambda: _data.answer_summary(source), source=source), width="stretch")
 
 config = _state.choose("Configuration", configs, "config")
-table = _data.guard(lambda: _data.answer_table(root, config), root=root)
+table = _data.guard(lambda: _data.answer_table(source, config), source=source)
 
 left, right = st.columns([1, 2])
 with left:
     st.caption("Abstained (columns) against should have abstained (rows)")
-    st.dataframe(abstention_matrix(table))
+    st.dataframe(_data.guard(lambda: _data.abstentions(source, config), source=source))
 with right:
     wrong = table[~table["abstention_correct"]]
     st.metric("Wrong abstentions", f"{len(wrong)} of {len(table)}")
@@ -55,12 +54,12 @@ if table.empty:
     st.stop()
 st.subheader("One answer")
 question = _state.choose("Question", list(table.index), "question")
-entry = _data.guard(lambda: _data.scored_answer(root, config, question), root=root)
+entry = _data.guard(lambda: _data.scored_answer(source, config, question), source=source)
 st.text(entry.item.question)
 st.html(answer_html(entry.record.answer.text, entry.context))
 st.caption(" · ".join(f"{name}: {meaning}" for name, meaning in ANSWER_MARKS.items()))
 
-bad = invalid_citations(entry.record.answer, entry.context)
+bad = _data.guard(lambda: _data.bad_citations(source, config, question), source=source)
 if bad:
     st.warning(
         f"Cites passage(s) {', '.join(map(str, bad))}, but the context held {len(entry.context.chunks)} passage(s).",
@@ -73,4 +72,4 @@ st.caption(
     f"The context: {len(entry.context.chunks)} passage(s), {entry.context.tokens} tokens; "
     f"gold chunks of this question: {md(', '.join(entry.gold_chunk_ids)) or 'none'}"
 )
-st.dataframe(passages_frame(entry), width="stretch")
+st.dataframe(_data.guard(lambda: _data.passages(source, config, question), source=source), width="stretch")

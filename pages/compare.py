@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.analysis.questions import question_changes
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render import interval_chart
 from contextgrid.render.grid_charts import pair_scatter
@@ -14,9 +13,9 @@ from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
 from pages import _data, _loading, _state
 
 st.title("Compare")
-root = _data.chosen_root(__file__)
+source = _data.chosen_source(__file__)
 
-workspace = _data.guard(lambda: _loading.workspace(root), root=root)
+workspace = _data.guard(lambda: _loading.workspace(source), source=source)
 names = list(workspace.names)
 if len(names) < 2:
     st.info("Comparing needs at least two configurations.")
@@ -28,7 +27,6 @@ with top[0]:
 with top[1]:
     k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
 label = f"{metric}@{k}"
-table = _data.guard(lambda: _data.per_query(root, metric, k), root=root)
 
 pair = st.columns(2)
 with pair[0]:
@@ -40,7 +38,7 @@ with pair[1]:
 pair_view, winner_view = st.tabs(["A against B", "Is the winner real?"], key="compare_view", bind="query-params")
 if pair_view.open:
     with pair_view:
-        changes = _data.guard(lambda: question_changes(table, a, b))
+        changes = _data.guard(lambda: _data.changes(source, metric, k, a, b), source=source)
         outcomes = changes["outcome"].value_counts()
         counts = st.columns(3)
         counts[0].metric(f"A wins on {label}", int(outcomes.get("win", 0)))
@@ -79,7 +77,7 @@ if winner_view.open:
         )
         with st.spinner("Resampling the questions…"):
             result = _data.guard(
-                lambda: _data.comparison(root, metric, k, chosen, baseline, test, correction), root=root
+                lambda: _data.comparison(source, metric, k, tuple(chosen), baseline, test, correction), source=source
             )
         st.dataframe(result.to_dataframe(), width="stretch")
         st.vega_lite_chart(spec=interval_chart(result), width="stretch")

@@ -8,30 +8,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.analysis.grid import (
-    best_per_column,
-    metric_curves,
-    parameter_columns,
-    pivot_grid,
-    score_columns,
-)
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.grid_charts import curves_plot, grid_heatmap, pivot_heatmap
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
 
 st.title("Overview")
-root = _data.chosen_root(__file__)
+source = _data.chosen_source(__file__)
 
-workspace = _data.guard(lambda: _loading.workspace(root), root=root)
+workspace = _data.guard(lambda: _loading.workspace(source), source=source)
 st.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
 pending = st.empty()
-if not _data.guard(lambda: _loading.scored(root), root=root):
+if not _data.guard(lambda: _loading.scored(source), source=source):
     # Only a line while the runs are read: on two cores, drawing more now would slow the scoring it waits for.
     pending.caption(f"Scoring {len(workspace.configs)} configurations …")
-grid = _data.guard(lambda: _data.grid(root), root=root)
+grid = _data.guard(lambda: _data.grid(source), source=source)
 pending.empty()
-scores = grid[score_columns(grid)]
 
 table, heatmap, pivot, curves = st.tabs(
     ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k"], key="view", bind="query-params"
@@ -39,7 +31,7 @@ table, heatmap, pivot, curves = st.tabs(
 if table.open:
     with table:
         st.caption("The best value in each column is in bold on green.")
-        st.dataframe(_data.grid_styler(root), width="stretch")
+        st.dataframe(_data.grid_styler(source), width="stretch")
         st.download_button(
             "Download the grid as CSV",
             grid.to_csv().encode(),
@@ -48,10 +40,10 @@ if table.open:
         )
 if heatmap.open:
     with heatmap:
-        st.vega_lite_chart(spec=grid_heatmap(scores, best_per_column(grid)), width="stretch")
+        st.vega_lite_chart(spec=grid_heatmap(_data.scores(source), _data.best(source)), width="stretch")
 if pivot.open:
     with pivot:
-        params = list(parameter_columns(grid, varying=True))
+        params = _data.varying_parameters(source)
         if len(params) < 2:
             st.info("A pivot needs two parameters that vary across configurations.")
         else:
@@ -64,10 +56,8 @@ if pivot.open:
             others = [name for name in params if name != rows]
             columns = last.selectbox("Columns", others, index=others.index("retriever") if "retriever" in others else 0)
             label = f"{metric}@{k}"
-            st.vega_lite_chart(
-                spec=pivot_heatmap(pivot_grid(grid, label, rows=rows, columns=columns), label), width="stretch"
-            )
+            st.vega_lite_chart(spec=pivot_heatmap(_data.pivot(source, label, rows, columns), label), width="stretch")
 if curves.open:
     with curves:
         curve_metric = st.selectbox("Metric to follow over k", list(BUILTIN_METRICS), index=0)
-        st.vega_lite_chart(spec=curves_plot(metric_curves(grid, curve_metric), curve_metric), width="stretch")
+        st.vega_lite_chart(spec=curves_plot(_data.curves(source, curve_metric), curve_metric), width="stretch")

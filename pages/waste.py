@@ -9,12 +9,10 @@ from typing import Any
 
 import streamlit as st
 
-from contextgrid.evidence.waste import coverage_by_configuration, measure_waste, waste_frame
 from contextgrid.metrics import DEFAULT_KS
 from contextgrid.render.document import document_html, legend_html, question_layers
 from contextgrid.render.export import figure_html, figure_png
 from contextgrid.render.markup import escape_markdown as md
-from contextgrid.render.report import build_report
 from contextgrid.render.vega import Spec
 from contextgrid.render.waste_charts import (
     characters_chart,
@@ -60,16 +58,16 @@ def exports(spec: Spec, figure: Callable[[], Any], name: str) -> None:
 
 
 st.title("Context waste")
-root = _data.chosen_root(__file__)
-workspace = _data.guard(lambda: _loading.workspace(root), root=root)
-missing = _data.guard(lambda: _data.waste_missing(root), root=root)
+source = _data.chosen_source(__file__)
+workspace = _data.guard(lambda: _loading.workspace(source), source=source)
+missing = _data.guard(lambda: _data.waste_missing(source), source=source)
 if missing:
     st.info(
         f"This view needs documents, questions and chunks in the workspace; {md(workspace.name)} has no "
         f"{md(', no '.join(missing))}. A sweep (`contextgrid sweep`) writes all three."
     )
     st.stop()
-items = _data.guard(lambda: _data.resolved_items(root), root=root)
+items = _data.guard(lambda: _data.resolved_items(source), source=source)
 if not items:
     st.info("No question's gold evidence was found in the documents, so there is nothing to measure.")
     st.stop()
@@ -93,12 +91,8 @@ if one.open:
         )
         item = items[question]
         st.text(item.question)
-        retrieved = {
-            config: _data.guard(lambda config=config: _data.top_chunks(root, config, question, k), root=root)  # type: ignore[misc]
-            for config in configs
-        }
-        wastes = {config: measure_waste(item, chunks) for config, chunks in retrieved.items()}
-        numbers = waste_frame(wastes)
+        measured = _data.guard(lambda: _data.question_waste(source, question, tuple(configs), k), source=source)
+        wastes, numbers = measured.wastes, measured.numbers
         drawing, figures = st.columns([3, 2])
         with figures:
             st.dataframe(
@@ -115,8 +109,8 @@ if one.open:
             expanded = st.toggle(
                 "Show whole documents", help="Otherwise only the text near the evidence and the chunks"
             )
-            documents = _data.guard(lambda: _data.documents(root), root=root) or {}
-            layers = question_layers(item, retrieved)
+            documents = _data.guard(lambda: _data.documents(source), source=source) or {}
+            layers = question_layers(item, measured.retrieved)
             for doc_id in layers.documents:
                 text = documents.get(doc_id, "")
                 holds_gold = doc_id in layers.gold_documents
@@ -138,20 +132,19 @@ if one.open:
                             )
 if coverage.open:
     with coverage:
-        table = _data.guard(lambda: _data.waste_table(root, k), root=root)
         config = _state.choose("Configuration for question × rank", names, "config")
         left, right = st.columns(2)
         with left:
-            ranks = _data.guard(lambda: _data.retrieved(root, config, k), root=root)
+            ranks = _data.guard(lambda: _data.retrieved(source, config, k), source=source)
             exports(
                 rank_chart(ranks, k, questions=list(items), config=config),
                 partial(rank_heatmap, ranks, k, questions=list(items), config=config),
                 f"coverage-by-rank-{config}",
             )
         with right:
-            chosen = table.loc[configs]
-            shares = coverage_by_configuration(chosen)
-            best_chunk = coverage_by_configuration(chosen, value="best_chunk_coverage")
+            chosen = tuple(configs)
+            shares = _data.guard(lambda: _data.coverage(source, k, chosen, "character_recall"), source=source)
+            best_chunk = _data.guard(lambda: _data.coverage(source, k, chosen, "best_chunk_coverage"), source=source)
             exports(
                 configuration_chart(shares, k, best_chunk=best_chunk),
                 partial(configuration_heatmap, shares, k, best_chunk=best_chunk),
@@ -159,8 +152,8 @@ if coverage.open:
             )
 if against.open:
     with against:
-        table = _data.guard(lambda: _data.waste_table(root, k), root=root)
-        summary = _data.guard(lambda: _data.waste_summary(root, k), root=root)
+        table = _data.guard(lambda: _data.waste_table(source, k), source=source)
+        summary = _data.guard(lambda: _data.waste_summary(source, k), source=source)
         left, right = st.columns(2)
         with left:
             exports(
@@ -177,7 +170,7 @@ if report.open:
         st.caption(f"One HTML file about {md(config)}: its grid, the waste views at k={k} and its worst questions.")
         st.download_button(
             f"Download the report of {config}",
-            lambda: build_report(workspace, config, k=k),
+            lambda: _data.report(source, config, k),
             file_name=f"{config}-report.html",
             mime="text/html",
             key="report",

@@ -236,7 +236,7 @@ def test_every_page_renders_with_every_choice_of_k() -> None:
 
 
 def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
-    from pages import _data
+    from pages import _data, _loading
 
     sample = load_workspace(SAMPLE)
     first, second = sample.names[:2]
@@ -248,13 +248,51 @@ def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
         "questions": ("questions.jsonl", (SAMPLE / "questions.jsonl").read_bytes()),
     }
     extras = {key: files[key] for key in ("chunks", "documents", "questions")}
-    root = _data.uploaded_workspace(files["qrels"], files["runs"], **extras)
-    assert _data.uploaded_workspace(files["qrels"], files["runs"], **extras) == root
-    uploaded = load_workspace(root)
+    source = _data.uploaded_source(files["qrels"], files["runs"], **extras)
+    assert _data.uploaded_source(files["qrels"], files["runs"], **extras) == source
+    assert _loading.version(source) == source.digest
+    # Built from the files themselves: no manifest is written to be read back.
+    assert not list((_loading.UPLOADS / source.digest).rglob("contextgrid.toml"))
+    uploaded = _loading.workspace(source)
     assert uploaded.names == (first, second)
     assert uploaded.chunks(first) == sample.chunks(first)
     assert uploaded.questions == sample.questions
     assert uploaded.evaluate().to_dataframe().loc[first].to_dict() == sample_scores(first)
+    assert _data.grid(source).loc[first, list(sample_scores(first))].to_dict() == sample_scores(first)
+    other = _data.uploaded_source(files["qrels"], files["runs"][:1])
+    assert other.digest != source.digest
+    assert _loading.workspace(other).names == (first,)
+
+
+def test_the_data_layer_computes_again_when_a_file_changes_and_keeps_computations_apart(tmp_path: Path) -> None:
+    from pages import _data
+
+    (tmp_path / "qrels.txt").write_text("q1 0 c1 1\n")
+    run = tmp_path / "a.trec"
+    run.write_text("q1 Q0 c1 1 0.9 x\n")
+    (tmp_path / "contextgrid.toml").write_text('qrels = "qrels.txt"\n[[config]]\nname = "a"\nrun = "a.trec"\n')
+    root = str(tmp_path)
+    assert _data.per_query(root, "recall", 1).loc["q1", "a"] == 1.0
+    assert list(_data.question_table(root, "a", 1).index) == ["q1"]
+    run.write_text("q1 Q0 c22 1 0.9 x\n")
+    assert _data.per_query(root, "recall", 1).loc["q1", "a"] == 0.0
+    assert _data.grid(root).loc["a", "recall@1"] == 0.0
+
+
+def test_an_upload_error_names_the_file_as_uploaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import streamlit as st
+
+    from pages import _data
+
+    shown: list[str] = []
+    monkeypatch.setattr(st, "error", lambda message, **_: shown.append(message))
+    monkeypatch.setattr(st, "stop", lambda: None)
+    source = _data.uploaded_source(
+        ("qrels.txt", b"q1 0 c1 2\n"), (("broken.trec", b"q1 Q0 c1 1 0.9 mine\nq1 Q0 c2 2 0.8\n"),)
+    )
+    _data.guard(lambda: _data.grid(source), source=source)
+    assert len(shown) == 1
+    assert shown[0].startswith("broken.trec, line 2: expected 6 whitespace-separated columns")
 
 
 def test_the_question_list_offers_the_first_rows_and_the_remembered_question() -> None:
