@@ -264,6 +264,30 @@ def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
     assert _loading.workspace(other).names == (first,)
 
 
+def test_every_page_renders_on_uploaded_files() -> None:
+    from pages import _data
+
+    sample = load_workspace(SAMPLE)
+    first, second = sample.names[:2]
+    source = _data.uploaded_source(
+        ("qrels.trec", sample.config(first).qrels.read_bytes()),
+        tuple((f"{name}.trec", sample.config(name).run.read_bytes()) for name in (first, second)),
+        chunks=("chunks.jsonl", Path(str(sample.config(first).chunks)).read_bytes()),
+        documents=("documents.jsonl", (SAMPLE / "documents.jsonl").read_bytes()),
+        questions=("questions.jsonl", (SAMPLE / "questions.jsonl").read_bytes()),
+    )
+    for name in ("overview.py", "questions.py", "compare.py", "waste.py"):
+        # The page alone, with the source app.py would have put in the session.
+        app = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=120)
+        app.session_state["root"] = source
+        no_problems(app.run())
+        assert app.dataframe
+    overview = AppTest.from_file(str(ROOT / "pages" / "overview.py"), default_timeout=120)
+    overview.session_state["root"] = source
+    shown = overview.run().dataframe[0].value
+    assert shown.loc[first].to_dict() == pytest.approx(sample_scores(first), abs=0, rel=0)
+
+
 def test_the_data_layer_computes_again_when_a_file_changes_and_keeps_computations_apart(tmp_path: Path) -> None:
     from pages import _data
 
