@@ -181,12 +181,15 @@ def test_workspace_prints_one_column_per_configuration(capsys: pytest.CaptureFix
     *questions, means = rows[1:]
     assert {row[0]: float(row[3]) for row in questions if row[3]} == expected
     assert means[0] == "mean"
-    assert float(means[3]) == cg.evaluate(
-        {q: dict(j) for q, j in workspace.qrels(config.name).items()},
-        {q: list(r) for q, r in workspace.run(config.name).items()},
-        ks=[10],
-        metrics=["mrr"],
-    )["mrr@10"]
+    assert (
+        float(means[3])
+        == cg.evaluate(
+            {q: dict(j) for q, j in workspace.qrels(config.name).items()},
+            {q: list(r) for q, r in workspace.run(config.name).items()},
+            ks=[10],
+            metrics=["mrr"],
+        )["mrr@10"]
+    )
 
 
 def test_a_question_one_configuration_does_not_score_shows_as_missing(
