@@ -22,7 +22,13 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from contextgrid import ContextGridError
-from contextgrid.analysis.grid import best_per_column, metric_curves, parameter_columns, pivot_grid, score_columns
+from contextgrid.analysis.grid import (
+    best_per_column,
+    metric_curves,
+    parameter_columns,
+    pivot_grid,
+    score_columns,
+)
 from contextgrid.analysis.questions import (
     failing_configurations,
     filter_questions,
@@ -41,7 +47,8 @@ from contextgrid.answering.batch import (
     worst_first,
 )
 from contextgrid.data.records import Chunk, EvalItem
-from contextgrid.evidence.waste import Waste, coverage_by_configuration, measure_waste, waste_frame
+from contextgrid.evidence.run_waste import coverage_by_configuration
+from contextgrid.evidence.waste import Waste, measure_waste, waste_frame
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
 from contextgrid.workspace.model import Workspace
@@ -411,7 +418,7 @@ def coverage(at: Snapshot, k: int, configs: tuple[str, ...], value: str) -> pd.D
 @cached(max_entries=32)
 def retrieved(at: Snapshot, config: str, k: int) -> pd.DataFrame:
     """``retrieved_table`` of ``config``: every resolved question's top ``k`` with the gold each chunk holds."""
-    from contextgrid.evidence.waste import retrieved_table
+    from contextgrid.evidence.run_waste import retrieved_table
 
     ws = at.workspace
     items, _ = ws.resolved

@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.analysis.causes import CAUSE_COLUMNS, CAUSES, cause_counts, content_words, question_causes
+from contextgrid.analysis.causes import (
+    CAUSE_COLUMNS,
+    CAUSES,
+    cause_counts,
+    content_words,
+    question_causes,
+)
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.workspace.causes import failure_causes, missing_for_causes
 from contextgrid.workspace.configuration import Configuration

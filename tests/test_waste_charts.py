@@ -13,11 +13,8 @@ from hypothesis import strategies as st
 from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
-from contextgrid.evidence.waste import (
-    coverage_by_configuration,
-    measure_waste,
-    retrieved_table,
-)
+from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
+from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.waste_charts import (
     characters_chart,
     configuration_chart,

@@ -13,11 +13,8 @@ import pytest
 from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
-from contextgrid.evidence.waste import (
-    coverage_by_configuration,
-    measure_waste,
-    retrieved_table,
-)
+from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
+from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.export import figure_html, figure_png
 from contextgrid.render.waste_figures import (
     LEGEND,

@@ -12,14 +12,16 @@ from hypothesis import strategies as st
 
 import contextgrid as cg
 from contextgrid.core.errors import ContextGridError
+from contextgrid.evidence.run_waste import (
+    coverage_by_configuration,
+    coverage_by_rank,
+    question_waste,
+    retrieved_table,
+)
 from contextgrid.evidence.waste import (
     COMPARED_COLUMNS,
     WASTE_COLUMNS,
-    coverage_by_configuration,
-    coverage_by_rank,
     measure_waste,
-    question_waste,
-    retrieved_table,
     waste_frame,
 )
 from contextgrid.workspace.sweep import sweep, sweep_grid

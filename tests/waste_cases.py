@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 import contextgrid as cg
-from contextgrid.evidence.waste import question_waste
+from contextgrid.evidence.run_waste import question_waste
 
 GOLD = [cg.Span("d", 100, 200)]
 BANDS = {"cfg": [(1, cg.Span("d", 120, 300)), (2, cg.Span("d", 0, 150)), (3, cg.Span("other", 0, 50))]}

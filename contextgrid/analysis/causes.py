@@ -40,7 +40,7 @@ from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import overlap_pairs, union
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.evidence.character import gold_spans
-from contextgrid.evidence.waste import question_waste
+from contextgrid.evidence.run_waste import question_waste
 
 __all__ = [
     "CAUSES",
@@ -233,7 +233,7 @@ def question_causes(
           missing when no chunk above the gold shares one.
         - ``gold_share_of_top_k`` (``hit`` only): of the distinct characters
           of the top-k chunks, the share that is gold (their
-          ``character_precision``, as :func:`contextgrid.evidence.waste.question_waste` measures it).
+          ``character_precision``, as :func:`contextgrid.evidence.run_waste.question_waste` measures it).
 
         A signal that does not apply to a row's cause is missing (``<NA>``), never 0.
 

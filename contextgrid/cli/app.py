@@ -7,15 +7,11 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from contextgrid.cli.commands import Subcommand
 from contextgrid.core.errors import ContextGridError
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["APP", "COMMAND", "app_command"]
 

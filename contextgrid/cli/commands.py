@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from contextgrid.core.errors import ContextGridError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["COMMANDS", "Subcommand", "register_command"]
 

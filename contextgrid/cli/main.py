@@ -11,15 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from contextgrid import __version__
 from contextgrid.cli import answers, app, compare, diagnose, evaluate, report, sweep
 from contextgrid.cli.commands import COMMANDS, register_command
 from contextgrid.core.errors import ContextGridError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "COMMANDS",

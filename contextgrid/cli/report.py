@@ -5,15 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from contextgrid.cli.commands import Subcommand
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import OutputExistsError
 from contextgrid.render.report import build_report
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["COMMAND"]
 

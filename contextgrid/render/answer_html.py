@@ -6,16 +6,10 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from contextgrid.answering.lexical import CITATION, WORD, words
 from contextgrid.core.errors import ContextGridError
-from contextgrid.data.records import (
-    AssembledContext,
-)
-
-if TYPE_CHECKING:
-    pass
+from contextgrid.data.records import AssembledContext
 
 __all__ = ["ANSWER_MARKS", "Piece", "answer_html", "mark_answer"]
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contextgrid.core.errors import ContextGridError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["figure_html", "figure_png"]
 

@@ -117,7 +117,7 @@ def build_report(workspace: Workspace, config: str, *, k: int = 5) -> str:
     >>> page.startswith("<!DOCTYPE html>") and f"Configuration {workspace.names[0]}" in page
     True
     """
-    from contextgrid.evidence.waste import retrieved_table
+    from contextgrid.evidence.run_waste import retrieved_table
     from contextgrid.render.waste_figures import (
         characters_plot,
         precision_recall_plot,

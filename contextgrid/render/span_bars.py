@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -13,9 +13,6 @@ from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Span
 from contextgrid.data.spans import intersection, union
 from contextgrid.render.document import SPAN_CLASSES, regions
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["SpanBars", "span_bars"]
 

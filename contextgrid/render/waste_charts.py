@@ -198,7 +198,7 @@ def waste_split_chart(wastes: Mapping[str, Waste], *, title: str = "Where the re
 def rank_chart(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | None = None, config: str = "") -> Spec:
     """:func:`contextgrid.render.waste_figures.rank_heatmap` as Vega-Lite: question x rank, the share of the gold each
     chunk holds; the tooltip names the chunk and shows an excerpt."""
-    from contextgrid.evidence.waste import coverage_by_rank
+    from contextgrid.evidence.run_waste import coverage_by_rank
 
     matrix = coverage_by_rank(retrieved, k, questions=questions)
     lookup = {(row.question, row.rank): row for row in retrieved.itertuples(index=False)}

@@ -175,12 +175,12 @@ def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the ret
 def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | None = None, config: str = "") -> Any:
     """Question × rank: the fraction of each question's gold evidence the chunk at that rank holds.
 
-    ``retrieved`` is :func:`contextgrid.evidence.waste.retrieved_table`'s result;
+    ``retrieved`` is :func:`contextgrid.evidence.run_waste.retrieved_table`'s result;
     hover shows the chunk id and an excerpt of its text.
     """
     import plotly.graph_objects as go
 
-    from contextgrid.evidence.waste import coverage_by_rank
+    from contextgrid.evidence.run_waste import coverage_by_rank
 
     matrix = coverage_by_rank(retrieved, k, questions=questions)
     lookup = {(row.question, row.rank): row for row in retrieved.itertuples(index=False)}
@@ -222,7 +222,7 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
 def configuration_heatmap(matrix: pd.DataFrame, k: int, *, best_chunk: pd.DataFrame | None = None) -> Any:
     """Configuration × question: the share of each question's gold the top ``k`` held together.
 
-    ``matrix`` is :func:`contextgrid.evidence.waste.coverage_by_configuration`'s
+    ``matrix`` is :func:`contextgrid.evidence.run_waste.coverage_by_configuration`'s
     result; ``best_chunk``, the same of ``best_chunk_coverage``, adds to the
     hover how much the best single chunk held.
     """

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from contextgrid.answering.batch import ScoredAnswer, answers_frame, score_answers, summarize_answers
+from contextgrid.answering.batch import (
+    ScoredAnswer,
+    answers_frame,
+    score_answers,
+    summarize_answers,
+)
 from contextgrid.answering.context import DEFAULT_TOKENIZER
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError
-from contextgrid.data.records import (
-    EvalItem,
-)
+from contextgrid.data.records import EvalItem
 
 if TYPE_CHECKING:
     import pandas as pd

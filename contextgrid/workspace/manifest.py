@@ -8,14 +8,10 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from contextgrid.core.errors import InputFileError
 from contextgrid.workspace.configuration import Configuration, is_param_value
 from contextgrid.workspace.model import MANIFEST, Workspace
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["MANIFEST", "load_workspace", "manifest_text"]
 

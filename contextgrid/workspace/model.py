@@ -25,7 +25,12 @@ from contextgrid.core.log import LogEntry, WarningLog
 from contextgrid.data.records import AnswerRecord, Chunk, EvalItem
 from contextgrid.data.run_result import RunResult
 from contextgrid.engine.grades import FloatArray, RankedGrades
-from contextgrid.engine.scoring import mean_scores, ranked_grades, resolve_metrics, score_questions
+from contextgrid.engine.scoring import (
+    mean_scores,
+    ranked_grades,
+    resolve_metrics,
+    score_questions,
+)
 from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
 from contextgrid.workspace.configuration import Configuration, parameters_frame
 from contextgrid.workspace.results import WorkspaceResults

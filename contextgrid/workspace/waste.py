@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError
-from contextgrid.evidence.waste import question_waste
+from contextgrid.evidence.run_waste import question_waste
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,0 +1,355 @@
+"""Context waste of whole runs, on columns: every retrieved chunk of every question measured against the gold
+at once, as frames."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import ContextGridError
+from contextgrid.data.records import Chunk, EvalItem, Span
+from contextgrid.data.spans import overlap_pairs, union
+from contextgrid.evidence.character import gold_spans
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["coverage_by_configuration", "coverage_by_rank", "question_waste", "retrieved_table"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+EXCERPT = 160
+"""Characters of a chunk's text kept as its excerpt (for hover text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _ChunkColumns:
+    """A chunking as columns, positions shared by every array."""
+
+    ids: pd.Index
+    spans: list[Span]
+    doc: npt.NDArray[np.object_]
+    start: IntArray
+    end: IntArray
+    excerpt: npt.NDArray[np.object_]
+
+
+def _chunk_columns(chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str) -> _ChunkColumns:
+    import pandas as pd
+
+    values = list(chunks.values()) if isinstance(chunks, Mapping) else list(chunks)
+    for position, chunk in enumerate(values):
+        if not isinstance(chunk, Chunk):
+            raise ContextGridError(f"{function}: chunks[{position}] must be a Chunk, got {chunk!r}")
+    ids = pd.Index([chunk.id for chunk in values])
+    if ids.has_duplicates:
+        repeated = sorted(set(ids[ids.duplicated()]))
+        raise ContextGridError(f"{function}: chunk ids must be distinct, repeated: {repeated}")
+    spans = [chunk.span for chunk in values]
+    excerpts = [chunk.text[:EXCERPT] + ("…" if len(chunk.text) > EXCERPT else "") for chunk in values]
+    return _ChunkColumns(
+        ids=ids,
+        spans=spans,
+        doc=np.array([span.doc_id for span in spans], dtype=object),
+        start=np.array([span.start for span in spans], dtype=np.int64),
+        end=np.array([span.end for span in spans], dtype=np.int64),
+        excerpt=np.array(excerpts, dtype=object),
+    )
+
+
+def _run_rows(
+    run: Mapping[str, Sequence[str]], k: int
+) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.object_], IntArray]:
+    """Question id, chunk id and 1-based rank of every row ranked ``k`` or better."""
+    from contextgrid.data.tables import RunTable
+
+    table = RunTable.from_dict(run)
+    if table.num_rows == 0 or len(table) == 0:
+        empty = np.zeros(0, dtype=object)
+        return empty, empty.copy(), np.zeros(0, dtype=np.int64)
+    starts = table.starts.astype(np.int64)
+    group = np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
+    rank = np.arange(table.num_rows, dtype=np.int64) - starts[group] + 1
+    keep = rank <= k
+    chunk_ids = np.asarray(table.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object)[keep]
+    questions = np.asarray(table.question_ids, dtype=object)[group[keep]]
+    return questions, chunk_ids, rank[keep]
+
+
+def _ratio(part: IntArray, whole: IntArray) -> npt.NDArray[np.float64]:
+    """``part / whole``, 0.0 where ``whole`` is 0 (gold spans that cover no character are no evidence)."""
+    return np.divide(part, whole, out=np.zeros(len(part)), where=whole > 0)
+
+
+def _union_contributions(group: IntArray, start: IntArray, end: IntArray) -> IntArray:
+    """Per interval, the characters it adds to the union of the intervals of its group before it.
+
+    Summed over a group, this is the length of the group's union: intervals
+    are sorted by start within their group, and each adds what lies past the
+    furthest end reached so far (a running maximum that restarts per group).
+    """
+    contribution = np.zeros(len(group), dtype=np.int64)
+    if len(group) == 0:
+        return contribution
+    order = np.lexsort((start, group))
+    g, s, e = group[order], start[order], end[order]
+    width = int(e.max()) + 1
+    reach = np.maximum.accumulate(g * width + e)
+    before = np.concatenate(([-1], reach[:-1]))
+    # The running maximum comes from this group only when it is at least this group's base key.
+    reached = np.where(before >= g * width, before - g * width, 0)
+    contribution[order] = np.maximum(e - np.maximum(s, reached), 0)
+    return contribution
+
+
+@dataclass(frozen=True, slots=True)
+class _Retrieved:
+    """Every question's top-k rows with what each holds of the gold, and the per-question totals."""
+
+    items: tuple[EvalItem, ...]
+    gold_total: IntArray
+    item: IntArray
+    rank: IntArray
+    chunk: IntArray
+    held: IntArray
+    gold_retrieved: IntArray
+    chunks: _ChunkColumns
+
+
+def _retrieved(
+    items: Iterable[EvalItem],
+    run: Mapping[str, Sequence[str]],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    k: int,
+    function: str,
+) -> _Retrieved:
+    import pandas as pd
+
+    cutoff = check_k(k, function=function)
+    resolved = tuple(item for item in items if gold_spans(item))
+    ids = pd.Index([item.id for item in resolved])
+    if ids.has_duplicates:
+        raise ContextGridError(
+            f"{function}: question ids must be distinct, repeated: {sorted(set(ids[ids.duplicated()]))}"
+        )
+    columns = _chunk_columns(chunks, function)
+    n_items, n_chunks = len(resolved), len(columns.ids)
+
+    gold = [union(gold_spans(item)) for item in resolved]
+    gold_item = np.repeat(np.arange(n_items, dtype=np.int64), [len(spans) for spans in gold])
+    gold_list = [span for spans in gold for span in spans]
+    gold_start = np.array([span.start for span in gold_list], dtype=np.int64)
+    gold_end = np.array([span.end for span in gold_list], dtype=np.int64)
+    gold_total = np.bincount(gold_item, weights=gold_end - gold_start, minlength=n_items).astype(np.int64)
+
+    questions, chunk_ids, ranks = _run_rows(run, cutoff)
+    item = ids.get_indexer(pd.Index(questions)).astype(np.int64) if len(questions) else np.zeros(0, dtype=np.int64)
+    keep = item >= 0
+    chunk_ids, ranks, item = chunk_ids[keep], ranks[keep], item[keep]
+    chunk = columns.ids.get_indexer(pd.Index(chunk_ids)).astype(np.int64) if len(chunk_ids) else item.copy()
+    if (chunk < 0).any():
+        row = int(np.flatnonzero(chunk < 0)[0])
+        raise ContextGridError(
+            f"{function}: the run for question {resolved[item[row]].id!r} returns chunk {chunk_ids[row]!r} at rank "
+            f"{ranks[row]}, which is not among the {n_chunks} chunks given; the run and the chunks must come from "
+            "the same chunking"
+        )
+    order = np.lexsort((ranks, item))
+    item, ranks, chunk = item[order], ranks[order], chunk[order]
+
+    # What each chunk holds of each question's gold: the interval search pairs merged gold with chunks.
+    pairs = overlap_pairs(gold_list, columns.spans)
+    pair_key = gold_item[pairs.target] * n_chunks + pairs.span
+    row_key = item * n_chunks + chunk
+    keys, inverse = np.unique(pair_key, return_inverse=True)
+    held_by_key = np.bincount(inverse, weights=pairs.length, minlength=len(keys)).astype(np.int64)
+    found = np.searchsorted(keys, row_key)
+    found_clipped = np.minimum(found, max(len(keys) - 1, 0))
+    hit = (found < len(keys)) & (keys[found_clipped] == row_key) if len(keys) else np.zeros(len(row_key), dtype=bool)
+    held = np.where(hit, held_by_key[found_clipped] if len(keys) else 0, 0).astype(np.int64)
+
+    # Gold retrieved: within each merged gold interval, the union of the retrieved chunks' parts of it.
+    retrieved_pairs = np.isin(pair_key, row_key)
+    target, span = pairs.target[retrieved_pairs], pairs.span[retrieved_pairs]
+    part_start = np.maximum(gold_start[target], columns.start[span])
+    part_end = np.minimum(gold_end[target], columns.end[span])
+    parts = _union_contributions(target, part_start, part_end)
+    gold_retrieved = np.bincount(gold_item[target], weights=parts, minlength=n_items).astype(np.int64)
+    return _Retrieved(resolved, gold_total, item, ranks, chunk, held, gold_retrieved, columns)
+
+
+def retrieved_table(
+    items: Iterable[EvalItem],
+    run: Mapping[str, Sequence[str]],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    k: int,
+) -> pd.DataFrame:
+    """What came back for each resolved question, one row per rank up to ``k``.
+
+    Parameters
+    ----------
+    items : iterable of EvalItem
+        The questions; those without gold evidence of grade above 0 are left out.
+    run : mapping
+        ``{question_id: [chunk_id, ...]}`` best first (a :class:`~contextgrid.data.tables.RunTable` too).
+    chunks : mapping of id to Chunk, or iterable of Chunk
+        The chunking the run retrieved from; a chunk id the run returns must be here.
+    k : int
+        The cut-off, at least 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``question``, ``rank``, ``chunk_id``, ``doc_id``, ``start``,
+        ``end``, ``gold_held`` (gold characters the chunk holds),
+        ``gold_characters`` (the question's) and ``coverage`` (their ratio:
+        :func:`contextgrid.gold_coverage_by_chunk`), ``excerpt`` (the start of
+        the chunk's text). Sorted by question (in ``items`` order), then rank.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.evidence.run_waste import retrieved_table
+    >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))
+    >>> chunks = [cg.Chunk("c1", cg.Span("d", 0, 150), "a"), cg.Chunk("c2", cg.Span("d", 120, 300), "b")]
+    >>> retrieved_table([item], {"q1": ["c2", "c1"]}, chunks, 5)[["question", "rank", "chunk_id", "coverage"]]
+      question  rank chunk_id  coverage
+    0       q1     1       c2       0.8
+    1       q1     2       c1       0.5
+    """
+    import pandas as pd
+
+    found = _retrieved(items, run, chunks, k, "retrieved_table")
+    columns = found.chunks
+    total = found.gold_total[found.item]
+    return pd.DataFrame(
+        {
+            "question": pd.array([found.items[i].id for i in found.item], dtype=object),
+            "rank": found.rank,
+            "chunk_id": np.asarray(columns.ids, dtype=object)[found.chunk],
+            "doc_id": columns.doc[found.chunk],
+            "start": columns.start[found.chunk],
+            "end": columns.end[found.chunk],
+            "gold_held": found.held,
+            "gold_characters": total,
+            "coverage": _ratio(found.held, total),
+            "excerpt": columns.excerpt[found.chunk],
+        }
+    )
+
+
+def question_waste(
+    items: Iterable[EvalItem],
+    run: Mapping[str, Sequence[str]],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    k: int,
+) -> pd.DataFrame:
+    """The :class:`Waste` of each resolved question's top ``k``, one row per question.
+
+    Same arguments as :func:`retrieved_table`. Index ``question`` (resolved
+    questions in ``items`` order, including those the run never answered);
+    columns :data:`WASTE_COLUMNS`: the counts and scores of
+    :func:`measure_waste`, ``best_chunk_coverage`` (the most of the gold any
+    one chunk holds) and ``chunks_retrieved``.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.evidence.run_waste import question_waste
+    >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))
+    >>> chunks = [cg.Chunk("c1", cg.Span("d", 0, 150), ""), cg.Chunk("c2", cg.Span("d", 120, 300), "")]
+    >>> frame = question_waste([item], {"q1": ["c1", "c2"]}, chunks, 2)
+    >>> frame[["gold_retrieved", "not_gold", "repeated", "missed"]].to_dict("index")
+    {'q1': {'gold_retrieved': 100, 'not_gold': 200, 'repeated': 30, 'missed': 0}}
+    """
+    import pandas as pd
+
+    found = _retrieved(items, run, chunks, k, "question_waste")
+    n_items = len(found.items)
+    columns = found.chunks
+    start, end = columns.start[found.chunk], columns.end[found.chunk]
+    docs = pd.factorize(pd.Index(columns.doc[found.chunk]))[0].astype(np.int64) if len(found.chunk) else found.chunk
+    group = pd.factorize(pd.Index(found.item * (int(docs.max(initial=0)) + 1) + docs))[0].astype(np.int64)
+    distinct = np.bincount(found.item, weights=_union_contributions(group, start, end), minlength=n_items)
+    total = np.bincount(found.item, weights=end - start, minlength=n_items)
+    best = np.zeros(n_items, dtype=np.int64)
+    np.maximum.at(best, found.item, found.held)
+    gold, retrieved, got = found.gold_total, distinct.astype(np.int64), found.gold_retrieved
+    recall = _ratio(got, gold)
+    precision = np.divide(got, retrieved, out=np.zeros(n_items), where=retrieved > 0)
+    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(n_items), where=precision + recall > 0)
+    frame = pd.DataFrame(
+        {
+            "gold_characters": gold,
+            "retrieved_characters": retrieved,
+            "retrieved_total": total.astype(np.int64),
+            "gold_retrieved": got,
+            "not_gold": retrieved - got,
+            "repeated": total.astype(np.int64) - retrieved,
+            "missed": gold - got,
+            "character_recall": recall,
+            "character_precision": precision,
+            "character_f1": f1,
+            "best_chunk_coverage": _ratio(best, gold),
+            "chunks_retrieved": np.bincount(found.item, minlength=n_items).astype(np.int64),
+        },
+        index=pd.Index([item.id for item in found.items], name="question", dtype=object),
+    )
+    return frame
+
+
+def coverage_by_rank(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | None = None) -> pd.DataFrame:
+    """A :func:`retrieved_table` as a question × rank matrix of ``coverage`` (``NaN`` where nothing came back).
+
+    Columns are the ranks 1 … ``k``; rows the questions of ``retrieved`` in
+    order, or ``questions`` when given (so questions the run never answered
+    show as empty rows).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.evidence.run_waste import coverage_by_rank
+    >>> table = pd.DataFrame({"question": ["q1", "q1"], "rank": [1, 3], "coverage": [0.25, 1.0]})
+    >>> coverage_by_rank(table, 3, questions=["q1", "q2"])
+    rank         1   2    3
+    question
+    q1        0.25 NaN  1.0
+    q2         NaN NaN  NaN
+    """
+    import pandas as pd
+
+    cutoff = check_k(k, function="coverage_by_rank")
+    order = list(dict.fromkeys(retrieved["question"])) if questions is None else list(questions)
+    matrix = retrieved.pivot_table(index="question", columns="rank", values="coverage", aggfunc="first", sort=False)
+    matrix = matrix.reindex(index=pd.Index(order, name="question"), columns=pd.Index(range(1, cutoff + 1), name="rank"))
+    return matrix.astype("float64")
+
+
+def coverage_by_configuration(table: pd.DataFrame, *, value: str = "character_recall") -> pd.DataFrame:
+    """A :func:`workspace_waste` table as a configuration × question matrix of ``value``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.evidence.run_waste import coverage_by_configuration
+    >>> index = pd.MultiIndex.from_tuples([("a", "q1"), ("a", "q2"), ("b", "q1")], names=["config", "question"])
+    >>> coverage_by_configuration(pd.DataFrame({"character_recall": [1.0, 0.5, 0.0]}, index=index))
+    question   q1   q2
+    config
+    a         1.0  0.5
+    b         0.0  NaN
+    """
+    if value not in table.columns:
+        raise ContextGridError(
+            f"coverage_by_configuration: the table has no column {value!r}. Available: {', '.join(table.columns)}"
+        )
+    configs = list(dict.fromkeys(table.index.get_level_values("config")))
+    questions = list(dict.fromkeys(table.index.get_level_values("question")))
+    matrix = table[value].unstack("question")
+    return matrix.reindex(index=configs, columns=questions).astype("float64")
