@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from contextgrid.answering.batch import SCORE_COLUMNS
 from contextgrid.render.answer_html import ANSWER_MARKS, answer_html
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _state
@@ -38,16 +39,7 @@ with right:
     st.metric("Wrong abstentions", f"{len(wrong)} of {len(table)}")
 
 st.subheader("Worst answers first")
-shown = [
-    "groundedness",
-    "citation_accuracy",
-    "evidence_overlap",
-    "abstained",
-    "should_have_abstained",
-    "problems",
-    "invalid_citations",
-    "answer",
-]
+shown = [*SCORE_COLUMNS, "invalid_citations", "answer"]
 st.dataframe(table[shown], width="stretch")
 
 if table.empty:

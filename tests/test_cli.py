@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from commandline import run_main
 
 import contextgrid as cg
 from contextgrid.cli.main import main as run_cli
@@ -48,12 +49,6 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "a.trec").write_text(trec_run(RUN_A))
     (tmp_path / "b.trec").write_text(trec_run(RUN_B))
     return tmp_path
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = run_cli(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_table_prints_one_column_per_run_with_hand_checked_numbers(

@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from commandline import run_main
 
 import contextgrid as cg
-from contextgrid.cli.main import main as run_cli
+from contextgrid.analysis.causes import CAUSE_COLUMNS
 from contextgrid.io import write_chunks, write_documents, write_questions
 from contextgrid.workspace.sample import SAMPLE
 
@@ -68,12 +69,6 @@ def tiny(tmp_path: Path) -> Path:
         )
     (tmp_path / "contextgrid.toml").write_text(manifest)
     return tmp_path
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = run_cli(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_json_names_every_cause_of_the_tiny_workspace_in_file_order(
@@ -144,18 +139,7 @@ def test_csv_has_the_full_column_names_and_empty_cells_for_missing(
     status, out, _ = run_main(capsys, "diagnose", str(tiny), "--format", "csv")
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == [
-        "config",
-        "question",
-        "cause",
-        "first_relevant_rank",
-        "best_chunk_share",
-        "vocabulary_gap",
-        "distractor",
-        "distractor_rank",
-        "distractor_similarity",
-        "gold_share_of_top_k",
-    ]
+    assert list(rows[0]) == ["config", *CAUSE_COLUMNS]
     assert len(rows) == 12
     assert (rows[1]["cause"], rows[1]["first_relevant_rank"], rows[1]["best_chunk_share"]) == ("no_gold", "", "")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 import pytrec_eval
+from commandline import run_main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.cli.main import main
 from contextgrid.engine.trec_eval import parse_measures, trec_eval_lines
 from contextgrid.io import read_qrels, read_run
 
@@ -32,12 +32,6 @@ def write_files(folder: Path, qrels: dict[str, dict[str, int]], run: dict[str, l
     return str(folder / "qrels.trec"), str(folder / "run.trec")
 
 
-def printed(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def trec_line(name: str, question: str, value: float) -> str:
     """A line as trec_eval's C code prints it: "%-22s\\t%s\\t%6.4f" (counts "%ld")."""
     shown = str(int(value)) if name.startswith("num_") else f"{value:.4f}"
@@ -47,55 +41,34 @@ def trec_line(name: str, question: str, value: float) -> str:
 def test_trec_eval_lines_are_hand_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = write_files(tmp_path, QRELS, RUN)
     argv = ["evaluate", "--trec-eval", "-q", *(arg for m in MEASURES for arg in ("-m", m)), qrels, run]
-    status, out, err = printed(capsys, *argv)
+    status, out, err = run_main(capsys, *argv)
     assert (status, err) == (0, "")
     # Evaluated: q1, q2, q3 (in the run and judged; q3 has no relevant chunk, so 0 everywhere); not q4
     # (unanswered) nor q9 (not judged). q1: first relevant at rank 2; P@3 = 1/3; recall@3 = 1/2.
     # q2: c4 at rank 2. P_1 is 0 for all; success_5 is 1 for q1 and q2.
-    assert out.splitlines() == [
-        trec_line("num_ret", "q1", 4),
-        trec_line("num_rel", "q1", 2),
-        trec_line("num_rel_ret", "q1", 2),
-        trec_line("recip_rank", "q1", 0.5),
-        trec_line("P_1", "q1", 0),
-        trec_line("P_3", "q1", 1 / 3),
-        trec_line("recall_3", "q1", 0.5),
-        trec_line("success_1", "q1", 0),
-        trec_line("success_5", "q1", 1),
-        trec_line("num_ret", "q2", 3),
-        trec_line("num_rel", "q2", 1),
-        trec_line("num_rel_ret", "q2", 1),
-        trec_line("recip_rank", "q2", 0.5),
-        trec_line("P_1", "q2", 0),
-        trec_line("P_3", "q2", 1 / 3),
-        trec_line("recall_3", "q2", 1),
-        trec_line("success_1", "q2", 0),
-        trec_line("success_5", "q2", 1),
-        trec_line("num_ret", "q3", 1),
-        trec_line("num_rel", "q3", 0),
-        trec_line("num_rel_ret", "q3", 0),
-        trec_line("recip_rank", "q3", 0),
-        trec_line("P_1", "q3", 0),
-        trec_line("P_3", "q3", 0),
-        trec_line("recall_3", "q3", 0),
-        trec_line("success_1", "q3", 0),
-        trec_line("success_5", "q3", 0),
-        trec_line("num_q", "all", 3),
-        trec_line("num_ret", "all", 8),
-        trec_line("num_rel", "all", 3),
-        trec_line("num_rel_ret", "all", 3),
-        trec_line("recip_rank", "all", 1 / 3),
-        trec_line("P_1", "all", 0),
-        trec_line("P_3", "all", 2 / 9),
-        trec_line("recall_3", "all", 0.5),
-        trec_line("success_1", "all", 0),
-        trec_line("success_5", "all", 2 / 3),
+    # Each question's values in MEASURES' printed order (less num_q): num_ret, num_rel, num_rel_ret,
+    # recip_rank, P_1, P_3, recall_3, success_1, success_5.
+    names = ["num_ret", "num_rel", "num_rel_ret", "recip_rank", "P_1", "P_3", "recall_3", "success_1", "success_5"]
+    expected = {
+        "q1": [4, 2, 2, 0.5, 0, 1 / 3, 0.5, 0, 1],
+        "q2": [3, 1, 1, 0.5, 0, 1 / 3, 1, 0, 1],
+        "q3": [1, 0, 0, 0, 0, 0, 0, 0, 0],
+        "all": [8, 3, 3, 1 / 3, 0, 2 / 9, 0.5, 0, 2 / 3],
+    }
+    lines = [
+        trec_line(name, question, value)
+        for question in ("q1", "q2", "q3")
+        for name, value in zip(names, expected[question], strict=True)
     ]
+    lines += [trec_line("num_q", "all", 3)] + [
+        trec_line(name, "all", value) for name, value in zip(names, expected["all"], strict=True)
+    ]
+    assert out.splitlines() == lines
 
 
 def test_c_averages_over_every_judged_question(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = write_files(tmp_path, QRELS, RUN)
-    status, out, _ = printed(capsys, "evaluate", "--trec-eval", "-c", "-m", "num_q", "-m", "recall.3", qrels, run)
+    status, out, _ = run_main(capsys, "evaluate", "--trec-eval", "-c", "-m", "num_q", "-m", "recall.3", qrels, run)
     assert status == 0
     # q4 is judged and unanswered: it counts, with 0. (1/2 + 1 + 0 + 0) / 4.
     assert out.splitlines() == [trec_line("num_q", "all", 4), trec_line("recall_3", "all", 0.375)]
@@ -105,7 +78,7 @@ def test_default_measures_are_trec_evals_official_ones_that_contextgrid_has(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     qrels, run = write_files(tmp_path, QRELS, RUN)
-    status, out, _ = printed(capsys, "evaluate", "--trec-eval", qrels, run)
+    status, out, _ = run_main(capsys, "evaluate", "--trec-eval", qrels, run)
     assert status == 0
     names = [line.split("\t")[0].strip() for line in out.splitlines()]
     cutoffs = ["P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
@@ -159,7 +132,7 @@ def test_numbers_equal_pytrec_evals(
 
 def test_metric_at_k_labels_choose_single_cutoffs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = write_files(tmp_path, QRELS, RUN)
-    status, out, _ = printed(capsys, "evaluate", qrels, run, "--metrics", "ndcg@10,recall,mrr@1", "--k", "3")
+    status, out, _ = run_main(capsys, "evaluate", qrels, run, "--metrics", "ndcg@10,recall,mrr@1", "--k", "3")
     assert status == 0
     table = out.split("\n\n")[0].splitlines()
     assert [line.split()[0] for line in table] == ["metric", "ndcg@10", "recall@3", "mrr@1"]
@@ -174,13 +147,13 @@ def test_many_runs_print_as_rows_and_layout_chooses(tmp_path: Path, capsys: pyte
         copy = tmp_path / f"run{index}.trec"
         copy.write_text(Path(run).read_text())
         copies.append(str(copy))
-    status, out, _ = printed(capsys, "evaluate", qrels, *copies, "--metrics", "recall@3")
+    status, out, _ = run_main(capsys, "evaluate", qrels, *copies, "--metrics", "recall@3")
     assert status == 0
     table, counts = out.split("\n\n")
     assert table.splitlines()[0].split() == ["run", "recall@3"]
     assert [line.split()[0] for line in table.splitlines()[1:]] == copies
     assert counts.startswith("every run: 3 questions scored (2 answered, 1 not in the run, each scored 0)")
-    status, out, _ = printed(capsys, "evaluate", qrels, *copies[:2], "--metrics", "recall@3", "--layout", "rows")
+    status, out, _ = run_main(capsys, "evaluate", qrels, *copies[:2], "--metrics", "recall@3", "--layout", "rows")
     assert out.splitlines()[0].split() == ["run", "recall@3"]
 
 
@@ -189,7 +162,7 @@ def test_per_query_prints_every_metric_with_a_row_of_means(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     qrels, run = write_files(Path(), QRELS, RUN)
-    status, out, err = printed(capsys, "evaluate", qrels, run, "-q", "--metrics", "recall@3,mrr@5", "--format", "csv")
+    status, out, err = run_main(capsys, "evaluate", qrels, run, "-q", "--metrics", "recall@3,mrr@5", "--format", "csv")
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == "question,recall@3,mrr@5"
@@ -204,7 +177,7 @@ def test_per_query_prints_every_metric_with_a_row_of_means(
 
 
 def test_help_states_the_averaging_rules(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = printed(capsys, "evaluate", "--help")
+    status, out, _ = run_main(capsys, "evaluate", "--help")
     assert status == 0
     flat = " ".join(out.split())
     assert "averaged as trec_eval averages" in flat

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANSWER_COLUMNS",
+    "SCORE_COLUMNS",
     "SUMMARY_COLUMNS",
     "ScoredAnswer",
     "abstention_matrix",
@@ -65,6 +66,16 @@ ANSWER_COLUMNS = (
     "warnings",
 )
 """The columns of :func:`answers_frame`, one row per answer (index ``question_id``)."""
+
+SCORE_COLUMNS = (
+    "groundedness",
+    "citation_accuracy",
+    "evidence_overlap",
+    "abstained",
+    "should_have_abstained",
+    "problems",
+)
+"""The columns of :func:`answers_frame` that score an answer: what a list of the worst answers shows first."""
 
 SUMMARY_COLUMNS = (
     "answers",

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contextgrid.answering.batch import answers_frame, worst_first
+from contextgrid.answering.batch import SCORE_COLUMNS, answers_frame, worst_first
 from contextgrid.cli.commands import Subcommand
 from contextgrid.workspace.answers import workspace_answers, workspace_summary
 
@@ -17,16 +17,6 @@ if TYPE_CHECKING:
 
 
 __all__ = ["COMMAND"]
-
-
-_PER_ANSWER = (
-    "groundedness",
-    "citation_accuracy",
-    "evidence_overlap",
-    "abstained",
-    "should_have_abstained",
-    "problems",
-)
 
 
 def _column(frame: pd.DataFrame, column: str) -> list[float | None]:
@@ -67,9 +57,9 @@ def _run_answers(args: argparse.Namespace) -> int:
         grid = ScoreTable("measure", tuple(summary.columns), tuple(map(str, summary.index)), values)
     else:
         frame = worst_first(answers_frame(workspace_answers(workspace, args.config)))
-        columns = [_column(frame, column) for column in _PER_ANSWER]
+        columns = [_column(frame, column) for column in SCORE_COLUMNS]
         values = tuple(zip(*columns, strict=True))
-        grid = ScoreTable("question", tuple(map(str, frame.index)), _PER_ANSWER, values)
+        grid = ScoreTable("question", tuple(map(str, frame.index)), SCORE_COLUMNS, values)
     FORMATS[args.format](grid, sys.stdout)
     return 0
 
