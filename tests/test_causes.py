@@ -369,8 +369,8 @@ def test_failure_causes_takes_the_configurations_asked_for_in_that_order() -> No
 
 def test_a_workspace_without_questions_documents_or_chunks_is_told_what_is_missing(tmp_path: Path) -> None:
     runs_only = Workspace("w", tmp_path, (Configuration("bm25", {}, run=tmp_path / "r", qrels=tmp_path / "q"),))
-    assert missing_for_causes(runs_only) == ("questions", "documents", "chunks (for bm25)")
-    with pytest.raises(ContextGridError, match="has no questions, no documents, no chunks \\(for bm25\\)"):
+    assert missing_for_causes(runs_only) == ("documents", "questions", "chunks (for bm25)")
+    with pytest.raises(ContextGridError, match="has no documents, no questions, no chunks \\(for bm25\\)"):
         failure_causes(runs_only)
 
 

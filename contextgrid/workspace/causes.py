@@ -30,18 +30,9 @@ def missing_for_causes(workspace: Workspace, configs: Sequence[str] | None = Non
     >>> from contextgrid.workspace.model import Workspace
     >>> runs_only = Workspace("w", Path("."), (Configuration("bm25", {}, run=Path("r"), qrels=Path("q")),))
     >>> missing_for_causes(runs_only)
-    ('questions', 'documents', 'chunks (for bm25)')
+    ('documents', 'questions', 'chunks (for bm25)')
     """
-    names = workspace.names if configs is None else tuple(configs)
-    missing = []
-    if workspace.questions_path is None:
-        missing.append("questions")
-    if workspace.documents_path is None:
-        missing.append("documents")
-    without = [name for name in names if workspace.config(name).chunks is None]
-    if without:
-        missing.append(f"chunks (for {', '.join(without)})")
-    return tuple(missing)
+    return workspace.missing_evidence(configs)
 
 
 def _names(workspace: Workspace, configs: Sequence[str] | None) -> tuple[str, ...]:

@@ -117,6 +117,27 @@ class Workspace:
         """The configuration names, in manifest order."""
         return tuple(config.name for config in self.configs)
 
+    def missing_evidence(self, configs: Sequence[str] | None = None) -> tuple[str, ...]:
+        """What the character-level views (waste, causes) need and this workspace lacks, for ``configs``
+        (default: all): ``documents``, ``questions``, and the chunks of configurations that name none.
+        Empty when it has everything.
+
+        Examples
+        --------
+        >>> from pathlib import Path
+        >>> from contextgrid.workspace.configuration import Configuration
+        >>> runs_only = Workspace("w", Path("."), (Configuration("bm25", {}, run=Path("r"), qrels=Path("q")),))
+        >>> runs_only.missing_evidence()
+        ('documents', 'questions', 'chunks (for bm25)')
+        """
+        names = self.names if configs is None else tuple(configs)
+        shared = (("documents", self.documents_path), ("questions", self.questions_path))
+        missing = [name for name, path in shared if path is None]
+        without = [name for name in names if self.config(name).chunks is None]
+        if without:
+            missing.append(f"chunks (for {', '.join(without)})")
+        return tuple(missing)
+
     def parameters(self) -> pd.DataFrame:
         """One row per configuration (index ``config``, manifest order), one column per parameter;
         nothing is read but the manifest. A parameter a configuration lacks is missing.

@@ -28,15 +28,7 @@ def missing_for_waste(workspace: Workspace) -> tuple[str, ...]:
     >>> missing_for_waste(runs_only)
     ('documents', 'questions', 'chunks (for bm25)')
     """
-    missing = []
-    if workspace.documents_path is None:
-        missing.append("documents")
-    if workspace.questions_path is None:
-        missing.append("questions")
-    without = [config.name for config in workspace.configs if config.chunks is None]
-    if without:
-        missing.append(f"chunks (for {', '.join(without)})")
-    return tuple(missing)
+    return workspace.missing_evidence()
 
 
 def _require_waste_inputs(workspace: Workspace, function: str) -> None:
