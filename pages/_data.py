@@ -388,9 +388,7 @@ def passages(at: Snapshot, config: str, question: str) -> pd.DataFrame:
 
 def waste_missing(source: Source | Snapshot) -> tuple[str, ...]:
     """What the workspace lacks for the waste views (documents, questions, chunks); empty if nothing."""
-    from contextgrid.workspace.waste import missing_for_waste
-
-    return missing_for_waste(_workspace(source))
+    return _workspace(source).missing_evidence()
 
 
 @cached(max_entries=16, spinner="Measuring context waste…")

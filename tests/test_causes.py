@@ -21,7 +21,7 @@ from contextgrid.analysis.causes import (
     question_causes,
 )
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
-from contextgrid.workspace.causes import failure_causes, missing_for_causes
+from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.configuration import Configuration
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
@@ -369,7 +369,7 @@ def test_failure_causes_takes_the_configurations_asked_for_in_that_order() -> No
 
 def test_a_workspace_without_questions_documents_or_chunks_is_told_what_is_missing(tmp_path: Path) -> None:
     runs_only = Workspace("w", tmp_path, (Configuration("bm25", {}, run=tmp_path / "r", qrels=tmp_path / "q"),))
-    assert missing_for_causes(runs_only) == ("documents", "questions", "chunks (for bm25)")
+    assert runs_only.missing_evidence() == ("documents", "questions", "chunks (for bm25)")
     with pytest.raises(ContextGridError, match="has no documents, no questions, no chunks \\(for bm25\\)"):
         failure_causes(runs_only)
 

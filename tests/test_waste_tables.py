@@ -27,7 +27,6 @@ from contextgrid.evidence.waste import (
 from contextgrid.workspace.sweep import sweep, sweep_grid
 from contextgrid.workspace.waste import (
     configuration_waste,
-    missing_for_waste,
     workspace_waste,
 )
 
@@ -204,7 +203,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> cg.Workspace:
 
 
 def test_workspace_tables_agree_with_measure_waste(swept: cg.Workspace) -> None:
-    assert missing_for_waste(swept) == ()
+    assert swept.missing_evidence() == ()
     table = workspace_waste(swept, 3)
     assert list(table.index.get_level_values("config").unique()) == list(swept.names)
     items, _ = swept.resolved
@@ -237,7 +236,7 @@ def test_a_workspace_without_documents_is_refused_with_what_is_missing(tmp_path:
     (tmp_path / "run.trec").write_text("q1 Q0 c1 1 0.9 x\n")
     (tmp_path / "contextgrid.toml").write_text('qrels = "qrels.trec"\n[[config]]\nname = "only"\nrun = "run.trec"\n')
     workspace = cg.load_workspace(tmp_path)
-    assert missing_for_waste(workspace) == ("documents", "questions", "chunks (for only)")
+    assert workspace.missing_evidence() == ("documents", "questions", "chunks (for only)")
     with pytest.raises(ContextGridError, match="has no documents, no questions, no chunks"):
         workspace_waste(workspace, 5)
 

@@ -125,7 +125,6 @@ def build_report(workspace: Workspace, config: str, *, k: int = 5) -> str:
     )
     from contextgrid.workspace.waste import (
         configuration_waste,
-        missing_for_waste,
         workspace_waste,
     )
 
@@ -148,7 +147,7 @@ def build_report(workspace: Workspace, config: str, *, k: int = 5) -> str:
             + "</p>"
         )
     parts += ["<h2>metric@k</h2>", _grid_table(workspace, config)]
-    missing = missing_for_waste(workspace)
+    missing = workspace.missing_evidence()
     waste = None
     if missing:
         parts.append(

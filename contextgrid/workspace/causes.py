@@ -15,24 +15,7 @@ if TYPE_CHECKING:
 
     from contextgrid.workspace.model import Workspace
 
-__all__ = ["failure_causes", "missing_for_causes"]
-
-
-def missing_for_causes(workspace: Workspace, configs: Sequence[str] | None = None) -> tuple[str, ...]:
-    """What ``workspace`` lacks to name causes (of ``configs``, default all): questions, documents, chunks.
-
-    Empty when it has them all.
-
-    Examples
-    --------
-    >>> from pathlib import Path
-    >>> from contextgrid.workspace.configuration import Configuration
-    >>> from contextgrid.workspace.model import Workspace
-    >>> runs_only = Workspace("w", Path("."), (Configuration("bm25", {}, run=Path("r"), qrels=Path("q")),))
-    >>> missing_for_causes(runs_only)
-    ('documents', 'questions', 'chunks (for bm25)')
-    """
-    return workspace.missing_evidence(configs)
+__all__ = ["failure_causes"]
 
 
 def _names(workspace: Workspace, configs: Sequence[str] | None) -> tuple[str, ...]:
@@ -88,7 +71,7 @@ def failure_causes(
     cutoff = check_k(k, function=function)
     threshold = check_split_threshold(split_threshold, function=function)
     names = _names(workspace, configs)
-    missing = missing_for_causes(workspace, names)
+    missing = workspace.missing_evidence(names)
     if missing:
         raise ContextGridError(
             f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; naming why questions fail "

@@ -13,26 +13,11 @@ if TYPE_CHECKING:
 
     from contextgrid.workspace.model import Workspace
 
-__all__ = ["configuration_waste", "missing_for_waste", "workspace_waste"]
-
-
-def missing_for_waste(workspace: Workspace) -> tuple[str, ...]:
-    """What ``workspace`` lacks for the waste views: documents, questions, chunks; empty when it has them all.
-
-    Examples
-    --------
-    >>> from pathlib import Path
-    >>> from contextgrid.workspace.configuration import Configuration
-    >>> from contextgrid.workspace.model import Workspace
-    >>> runs_only = Workspace("w", Path("."), (Configuration("bm25", {}, run=Path("r"), qrels=Path("q")),))
-    >>> missing_for_waste(runs_only)
-    ('documents', 'questions', 'chunks (for bm25)')
-    """
-    return workspace.missing_evidence()
+__all__ = ["configuration_waste", "workspace_waste"]
 
 
 def _require_waste_inputs(workspace: Workspace, function: str) -> None:
-    missing = missing_for_waste(workspace)
+    missing = workspace.missing_evidence()
     if missing:
         raise ContextGridError(
             f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; measuring context waste "
