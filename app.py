@@ -32,10 +32,10 @@ SOURCES = {
 
 
 def _default_workspace() -> str:
-    from pages import _loading
+    from contextgrid.workspace.sample import SAMPLE
 
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--workspace", default=str(_loading.SAMPLE))
+    parser.add_argument("--workspace", default=str(SAMPLE))
     known, _ = parser.parse_known_args(sys.argv[1:])
     return str(known.workspace)
 

@@ -22,9 +22,6 @@ from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.results import WorkspaceResults
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_data" / "workspace"
-
-
 UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
 """Where uploaded files are kept, each upload in a folder named after its content: the readers take paths."""
 

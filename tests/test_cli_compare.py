@@ -11,9 +11,8 @@ from contextgrid.analysis.questions import shared_scores
 from contextgrid.cli.main import main
 from contextgrid.significance import compare_configurations
 from contextgrid.workspace.manifest import load_workspace
-from contextgrid.workspace.sample import SAMPLE
 
-HANDMADE = SAMPLE.parent / "handmade"
+HANDMADE = Path(__file__).resolve().parent.parent / "sample_data" / "handmade"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 
 from contextgrid.cli.commands import Subcommand
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.resources import shipped
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
 
 __all__ = ["APP", "COMMAND", "app_command"]
 
 
-APP = Path(__file__).resolve().parent.parent.parent / "app.py"
-"""The dashboard script ``contextgrid app`` starts (at the repository root)."""
+APP = shipped("app.py")
+"""The dashboard script ``contextgrid app`` starts: shipped in the package, or an editable install's own."""
 
 
 def _port(text: str) -> int:
@@ -41,27 +41,35 @@ def _configure_app(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--port", type=_port, help="serve on this port (default: streamlit's, 8501)")
     parser.add_argument("--headless", action="store_true", help="do not open a browser")
+    parser.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)",
+    )
 
 
-def app_command(workspace: Path, *, port: int | None = None, headless: bool = False) -> list[str]:
-    """The command line that serves the dashboard on ``workspace``.
+def app_command(
+    workspace: Path, *, port: int | None = None, headless: bool = False, address: str = "127.0.0.1"
+) -> list[str]:
+    """The command line that serves the dashboard on ``workspace``, listening on ``address`` only.
 
     Examples
     --------
     >>> from pathlib import Path
     >>> app_command(Path("/data/ws"), port=8600, headless=True)[3:]  # doctest: +ELLIPSIS
-    ['run', '.../app.py', '--server.port', '8600', '--server.headless', 'true', '--', '--workspace', '/data/ws']
+    ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.port', '8600', '--server.headless', 'true', '--',
+     '--workspace', '/data/ws']
     """
-    options = [] if port is None else ["--server.port", str(port)]
+    options = ["--server.address", address]
+    options += [] if port is None else ["--server.port", str(port)]
     options += ["--server.headless", "true"] if headless else []
     return [sys.executable, "-m", "streamlit", "run", str(APP), *options, "--", "--workspace", str(workspace)]
 
 
 def _run_app(args: argparse.Namespace) -> int:
     workspace = load_workspace(args.workspace)  # a broken workspace fails here, not inside the dashboard
-    if not APP.is_file():
-        raise ContextGridError(f"the dashboard script is not at {APP}; `contextgrid app` needs the source checkout")
-    process = subprocess.Popen(app_command(workspace.root, port=args.port, headless=args.headless))
+    command = app_command(workspace.root, port=args.port, headless=args.headless, address=args.address)
+    process = subprocess.Popen(command)
 
     def forward(signum: int, _frame: object) -> None:
         process.send_signal(signum)

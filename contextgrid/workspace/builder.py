@@ -89,8 +89,7 @@ def workspace_from_files(
 
     Examples
     --------
-    >>> from contextgrid.workspace.sample import SAMPLE
-    >>> folder = SAMPLE.parent / "handmade"
+    >>> folder = HANDMADE
     >>> runs = [folder / "runs" / "bm25-fixed-512.trec", folder / "runs" / "dense-fixed-512.trec"]
     >>> workspace = workspace_from_files("handmade", qrels=folder / "qrels.trec", runs=runs)
     >>> workspace.names

@@ -201,9 +201,8 @@ def load_workspace(path: str | Path) -> Workspace:
 
     Examples
     --------
-    >>> from contextgrid.workspace.sample import SAMPLE
     >>> from contextgrid.workspace.manifest import load_workspace
-    >>> workspace = load_workspace(SAMPLE.parent / "handmade")
+    >>> workspace = load_workspace(HANDMADE)
     >>> workspace.names
     ('bm25-fixed-512', 'dense-fixed-512', 'bm25-fixed-256', 'dense-fixed-256')
     >>> dict(workspace.config("dense-fixed-256").params)

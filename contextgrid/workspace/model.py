@@ -144,9 +144,8 @@ class Workspace:
 
         Examples
         --------
-        >>> from contextgrid.workspace.sample import SAMPLE
         >>> from contextgrid.workspace.manifest import load_workspace
-        >>> print(load_workspace(SAMPLE.parent / "handmade").parameters())
+        >>> print(load_workspace(HANDMADE).parameters())
                         chunker  size  overlap retriever
         config
         bm25-fixed-512    fixed   512       64      bm25
@@ -286,9 +285,8 @@ class Workspace:
 
         Examples
         --------
-        >>> from contextgrid.workspace.sample import SAMPLE
         >>> from contextgrid.workspace.manifest import load_workspace
-        >>> results = load_workspace(SAMPLE.parent / "handmade").evaluate(ks=[5], metrics=["recall"])
+        >>> results = load_workspace(HANDMADE).evaluate(ks=[5], metrics=["recall"])
         >>> results["dense-fixed-512"]["recall@5"]
         0.7837837837837838
         """
@@ -318,9 +316,8 @@ class Workspace:
 
         Examples
         --------
-        >>> from contextgrid.workspace.sample import SAMPLE
         >>> from contextgrid.workspace.manifest import load_workspace
-        >>> load_workspace(SAMPLE.parent / "handmade").per_query("mrr", 5).loc["q02"].tolist()
+        >>> load_workspace(HANDMADE).per_query("mrr", 5).loc["q02"].tolist()
         [0.0, 1.0, 0.2, 1.0]
         """
         import numpy as np

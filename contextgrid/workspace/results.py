@@ -56,9 +56,8 @@ class WorkspaceResults:
 
         Examples
         --------
-        >>> from contextgrid.workspace.sample import SAMPLE
         >>> from contextgrid.workspace.manifest import load_workspace
-        >>> handmade = load_workspace(SAMPLE.parent / "handmade")
+        >>> handmade = load_workspace(HANDMADE)
         >>> frame = handmade.evaluate(ks=[5], metrics=["recall", "mrr"]).to_dataframe()
         >>> print(frame.round(3))
                          recall@5  mrr@5 chunker  size  overlap retriever

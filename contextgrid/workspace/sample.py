@@ -1,10 +1,10 @@
-"""Where the bundled sample workspace is: package data of the installed dashboard, found with importlib.resources."""
+"""Where the bundled sample workspace is: shipped with the package (see :mod:`contextgrid.core.resources`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from contextgrid.core.resources import shipped
 
 __all__ = ["SAMPLE"]
 
-SAMPLE = Path(__file__).resolve().parent.parent.parent / "sample_data" / "workspace"
+SAMPLE = shipped("sample_data/workspace")
 """The bundled sample workspace (``sample_data/make_sample.py`` writes it)."""

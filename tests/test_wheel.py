@@ -1,0 +1,139 @@
+"""A built wheel is the whole product: installed into a fresh virtual environment, from a folder outside the
+checkout, ``contextgrid app`` serves the bundled sample and ``contextgrid app DIR`` a user's workspace."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEADLINE = 180.0
+MANIFEST = "contextgrid.toml"
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv with the wheel built from this checkout; the dependencies come from the test environment."""
+    folder = tmp_path_factory.mktemp("wheel")
+    wheels = folder / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
+        check=True,
+        cwd=folder,
+    )
+    (wheel,) = wheels.glob("contextgrid-*.whl")
+    environment = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(environment)], check=True)
+    pip = [str(environment / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]
+    subprocess.run([*pip, str(wheel)], check=True, cwd=folder)
+    return environment
+
+
+def test_the_wheel_carries_the_dashboard_and_the_sample(venv: Path, tmp_path: Path) -> None:
+    script = (
+        "import contextgrid, contextgrid.cli.app as app, contextgrid.workspace.sample as sample\n"
+        "print(contextgrid.__file__); print(app.APP); print(sample.SAMPLE)\n"
+    )
+    found = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    package, app, sample = (Path(line) for line in found.stdout.splitlines())
+    installed = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    assert package == installed / "contextgrid" / "__init__.py"
+    assert app == installed / "contextgrid" / "_dashboard" / "app.py"
+    assert sample == installed / "contextgrid" / "_dashboard" / "sample_data" / "workspace"
+    assert (app.parent / ".streamlit" / "config.toml").is_file()
+    assert sorted(path.name for path in (app.parent / "pages").glob("*.py")) == sorted(
+        path.name for path in (ROOT / "pages").glob("*.py")
+    )
+    assert (sample / "contextgrid.toml").read_bytes() == (ROOT / "sample_data" / "workspace" / MANIFEST).read_bytes()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class _Lines:
+    """A process's stdout read on a thread, so a test can wait for a line with a deadline."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._read, args=(process,), daemon=True).start()
+
+    def _read(self, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            with self.changed:
+                self.lines.append(line)
+                self.changed.notify_all()
+
+    def wait_for(self, text: str, deadline: float) -> str:
+        with self.changed:
+            while not any(text in line for line in self.lines):
+                remaining = deadline - time.monotonic()
+                assert remaining > 0, f"no line with {text!r} in time; the server printed: {''.join(self.lines)}"
+                self.changed.wait(remaining)
+            return next(line for line in self.lines if text in line)
+
+
+@contextmanager
+def _serving(venv: Path, cwd: Path, *arguments: str) -> Iterator[tuple[str, _Lines]]:
+    port = _free_port()
+    command = [str(venv / "bin" / "contextgrid"), "app", *arguments, "--port", str(port), "--headless"]
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = _Lines(process)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + DEADLINE
+    try:
+        while True:
+            assert process.poll() is None, f"the server stopped: {''.join(lines.lines)}"
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as response:
+                    if response.read() == b"ok":
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                assert time.monotonic() < deadline, f"no answer from {url}; the server printed: {''.join(lines.lines)}"
+                time.sleep(0.2)  # polling a condition (the health check), not waiting for time
+        yield url, lines
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_contextgrid_app_serves_the_sample_from_any_folder(venv: Path, tmp_path: Path) -> None:
+    with _serving(venv, tmp_path) as (url, lines):
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert response.status == 200
+            assert b"<title>" in response.read()
+        scored = lines.wait_for("contextgrid: scored", time.monotonic() + DEADLINE)
+        assert str(venv) in scored
+        assert str(Path("_dashboard") / "sample_data" / "workspace") in scored
+
+
+def test_contextgrid_app_serves_a_users_workspace(venv: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "my workspace"
+    shutil.copytree(ROOT / "sample_data" / "handmade", workspace)
+    with _serving(venv, tmp_path, str(workspace)) as (url, lines):
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert response.status == 200
+        scored = lines.wait_for("contextgrid: scored", time.monotonic() + DEADLINE)
+        assert f"scored {workspace}" in scored
