@@ -10,8 +10,10 @@ from contextgrid.core.errors import (
     DuplicateChunkError,
     InputFileError,
     InvalidParameterError,
+    MissingWorkspaceInputError,
     OutputExistsError,
     QuestionMismatchError,
+    UnknownConfigurationError,
     UnknownPluginError,
 )
 from contextgrid.core.log import LogEntry, Severity, WarningLog
@@ -91,6 +93,7 @@ __all__ = [
     "InvalidParameterError",
     "LogEntry",
     "Metric",
+    "MissingWorkspaceInputError",
     "OutputExistsError",
     "PairedComparison",
     "PairwiseComparisons",
@@ -103,6 +106,7 @@ __all__ = [
     "Severity",
     "Span",
     "SpanResolver",
+    "UnknownConfigurationError",
     "UnknownPluginError",
     "WarningLog",
     "Workspace",

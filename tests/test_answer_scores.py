@@ -27,9 +27,10 @@ from contextgrid.answering.batch import (
     summarize_answers,
     worst_first,
 )
-from contextgrid.answering.lexical import is_abstention, words
+from contextgrid.answering.lexical import is_abstention
 from contextgrid.cli.main import main as run_cli
 from contextgrid.core.errors import InputFileError
+from contextgrid.core.text import words
 from contextgrid.data.records import AnswerRecord
 from contextgrid.io import read_answers, read_chunks, read_qrels
 from contextgrid.render.answer_html import answer_html, mark_answer
@@ -184,7 +185,9 @@ def test_a_record_made_in_code_is_refused_naming_the_file_only(tmp_path: Path) -
 def test_a_context_repeating_a_chunk_is_refused_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "answers.jsonl"
     path.write_text('{"question_id": "q1", "answer": "x", "context_chunk_ids": ["r0", "r0"]}\n')
-    with pytest.raises(InputFileError, match=r"line 1: context_from_chunks: the chunks repeat 'r0'"):
+    with pytest.raises(
+        InputFileError, match=r"line 1: context_from_chunks: chunk ids must be distinct, repeated: 'r0'"
+    ):
         score_answers(ITEMS, read_answers(path), CHUNKS, QRELS, source=path)
 
 

@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.answering.lexical import ABSTENTION_PHRASES, is_abstention, words
+from contextgrid.answering.lexical import ABSTENTION_PHRASES, is_abstention
 from contextgrid.core.errors import ContextGridError
+from contextgrid.core.text import words
 
 ITEM = cg.EvalItem(
     id="q1",

@@ -123,7 +123,10 @@ def test_gold_in_another_document_is_never_found() -> None:
 
 def test_duplicate_chunk_ids_are_refused_in_gold_coverage_by_chunk() -> None:
     item = item_with(cg.Span("d", 0, 10))
-    with pytest.raises(ContextGridError, match=r"chunk id 'c1' appears more than once"):
+    with pytest.raises(
+        ContextGridError,
+        match=r"gold_coverage_by_chunk: chunk ids must be distinct, repeated: 'c1' \(chunks\[0\] and chunks\[2\]\)",
+    ):
         cg.gold_coverage_by_chunk(item, [chunk("c1", "d", 0, 5), chunk("c2", "d", 0, 5), chunk("c1", "d", 5, 10)])
 
 
@@ -146,7 +149,10 @@ NOT_AN_ITEM: Any = "q1"
         (lambda: cg.character_recall(ITEM, [NOT_A_CHUNK]), "expected a Chunk, got Span(doc_id='d', start=0, end=1)"),
         (lambda: cg.character_precision(ITEM, [NOT_A_CHUNK]), "expected a Chunk, got Span("),
         (lambda: cg.retrieved_character_count([BIG, NOT_A_CHUNK]), "expected a Chunk, got Span("),
-        (lambda: cg.gold_coverage_by_chunk(ITEM, [NOT_A_CHUNK]), "expected a Chunk, got Span("),
+        (
+            lambda: cg.gold_coverage_by_chunk(ITEM, [NOT_A_CHUNK]),
+            "'chunks[0]' parameter of gold_coverage_by_chunk must be a Chunk. Got Span(",
+        ),
         (lambda: cg.character_recall(NOT_AN_ITEM, [BIG]), "expected an EvalItem, got 'q1'"),
         (lambda: cg.coverage_fraction(NOT_AN_ITEM, []), "coverage_fraction: target must be a Span, got 'q1'"),
     ],

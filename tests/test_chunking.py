@@ -239,9 +239,9 @@ OVERLAP = "The 'overlap' parameter of {} must be an int with 0 <= overlap < size
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"size": 0}, "The 'size' parameter of {} must be an int of at least 1. Got 0 instead."),
-        ({"size": 2.5}, "The 'size' parameter of {} must be an int of at least 1. Got 2.5 instead."),
-        ({"size": True}, "The 'size' parameter of {} must be an int of at least 1. Got True instead."),
+        ({"size": 0}, "The 'size' parameter of {} must be an int >= 1. Got 0 instead."),
+        ({"size": 2.5}, "The 'size' parameter of {} must be an int >= 1. Got 2.5 instead."),
+        ({"size": True}, "The 'size' parameter of {} must be an int >= 1. Got True instead."),
         (
             {"size": 10, "overlap": 10},
             "The 'overlap' parameter of {} must be an int with 0 <= overlap < size=10. Got 10 instead.",

@@ -58,7 +58,7 @@ def test_a_k_below_1_is_refused_by_per_query(k: int) -> None:
 def test_a_k_that_is_not_an_int_is_refused_by_evaluate(k: object) -> None:
     with pytest.raises(cg.InvalidParameterError) as error:
         cg.evaluate({"q1": {"c1": 2}}, {"q1": ["c1"]}, ks=[1, k])  # type: ignore[list-item]
-    assert message(error) == f"The 'ks' parameter of evaluate must be an int of at least 1. Got {k!r} instead."
+    assert message(error) == f"The 'ks' parameter of evaluate must be an int >= 1. Got {k!r} instead."
     assert isinstance(error.value, ValueError)
 
 
@@ -66,7 +66,7 @@ def test_a_k_that_is_not_an_int_is_refused_by_evaluate(k: object) -> None:
 def test_a_k_that_is_not_an_int_is_refused_by_per_query(k: object) -> None:
     with pytest.raises(cg.InvalidParameterError) as error:
         cg.per_query({"q1": {"c1": 2}}, {"q1": ["c1"]}, "recall", k)  # type: ignore[arg-type]
-    assert message(error) == f"The 'k' parameter of per_query must be an int of at least 1. Got {k!r} instead."
+    assert message(error) == f"The 'k' parameter of per_query must be an int >= 1. Got {k!r} instead."
 
 
 def test_k_beyond_the_ranking_still_divides_precision_by_k() -> None:

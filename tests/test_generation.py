@@ -93,7 +93,7 @@ def test_a_budget_that_is_not_a_whole_number_of_at_least_one_is_refused(budget: 
     with pytest.raises(InvalidParameterError) as caught:
         assemble_context([REFUND], budget)  # type: ignore[arg-type]
     assert str(caught.value) == (
-        f"The 'budget_tokens' parameter of assemble_context must be an int of at least 1. Got {budget!r} instead."
+        f"The 'budget_tokens' parameter of assemble_context must be an int >= 1. Got {budget!r} instead."
     )
 
 
@@ -105,7 +105,7 @@ def test_bad_chunks_and_tokenizers_are_refused() -> None:
     with pytest.raises(InvalidParameterError, match="'tokenizer' parameter"):
         assemble_context([REFUND], 10, tokenizer="words")  # type: ignore[arg-type]
     twice = cg.Chunk("r0", cg.Span("other.md", 0, 3), "abc")
-    with pytest.raises(DuplicateChunkError, match="assemble_context: the chunks repeat 'r0'"):
+    with pytest.raises(DuplicateChunkError, match="assemble_context: chunk ids must be distinct, repeated: 'r0'"):
         assemble_context([REFUND, CREDIT, twice], 10)
 
 

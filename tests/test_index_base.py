@@ -52,9 +52,7 @@ def test_k_below_one_is_refused(k: int) -> None:
 def test_k_that_is_not_an_int_is_refused_in_sklearn_wording(k: Any) -> None:
     with pytest.raises(InvalidParameterError) as caught:
         cg.recall_against_exact(APPROX, EXACT, k=k)
-    assert str(caught.value) == (
-        f"The 'k' parameter of recall_against_exact must be an int of at least 1. Got {k!r} instead."
-    )
+    assert str(caught.value) == (f"The 'k' parameter of recall_against_exact must be an int >= 1. Got {k!r} instead.")
 
 
 def test_scored_holds_an_id_and_a_number() -> None:

@@ -325,11 +325,11 @@ def test_a_lower_full_fraction_and_a_min_fraction() -> None:
         ),
         (
             {"partial_grade": -1},
-            "The 'partial_grade' parameter of GradeRule must be an int of at least 0. Got -1 instead.",
+            "The 'partial_grade' parameter of GradeRule must be an int >= 0. Got -1 instead.",
         ),
         (
             {"partial_grade": 1.0},
-            "The 'partial_grade' parameter of GradeRule must be an int of at least 0. Got 1.0 instead.",
+            "The 'partial_grade' parameter of GradeRule must be an int >= 0. Got 1.0 instead.",
         ),
         (
             {"full_fraction": 0.5, "min_fraction": 0.6},
@@ -424,10 +424,10 @@ def test_documents_and_empty_inputs() -> None:
 @pytest.mark.parametrize(
     ("items", "chunks", "message"),
     [
-        ([GOLD], [*THREE, THREE[0]], "chunk id 'c0' is used by chunks[0] and chunks[3]"),
+        ([GOLD], [*THREE, THREE[0]], "chunk ids must be distinct, repeated: 'c0' (chunks[0] and chunks[3])"),
         ([GOLD], [cg.Chunk("z", cg.Span("zz", 0, 4), "")], "spans 0-4 of doc 'zz', which is not one of this"),
         ([GOLD], [cg.Chunk("z", cg.Span("d", 90, 140), "")], "spans 90-140 of doc 'd', which has 100 characters"),
-        ([GOLD], ["c0"], "chunks[0] must be a Chunk, got 'c0'"),
+        ([GOLD], ["c0"], "The 'chunks[0]' parameter of SpanResolver.qrels must be a Chunk. Got 'c0' instead."),
         ([GOLD, GOLD], THREE, "question id 'q1' is used by items[0] and items[1]"),
         (["q1"], THREE, "items[0] must be an EvalItem, got 'q1'"),
         (

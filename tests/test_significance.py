@@ -161,7 +161,11 @@ def test_empty_scores_are_refused() -> None:
         ({"test": "sign"}, UnknownPluginError, "no paired test named 'sign'. Available: permutation, ttest, wilcoxon"),
         ({"correction": "fdr"}, UnknownPluginError, "no correction named 'fdr'. Available: bh, bonferroni, holm, none"),
         ({"interval": "basic"}, UnknownPluginError, "no bootstrap interval named 'basic'"),
-        ({"alpha": 0}, InvalidParameterError, "The 'alpha' parameter of compare_configurations must be a float"),
+        (
+            {"alpha": 0},
+            InvalidParameterError,
+            "The 'alpha' parameter of compare_configurations must be a number in \\(0, 1\\)",
+        ),
         ({"confidence": 95}, InvalidParameterError, "'confidence' parameter of compare_configurations"),
         ({"n_resamples": 0}, InvalidParameterError, "'n_resamples' parameter of compare_configurations"),
         ({"seed": -1}, InvalidParameterError, "'seed' parameter of compare_configurations"),

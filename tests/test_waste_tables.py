@@ -181,7 +181,9 @@ def test_inputs_are_checked() -> None:
         question_waste([ITEM], {}, CHUNKS, 0)
     with pytest.raises(ContextGridError, match="repeated"):
         question_waste([ITEM, ITEM], {}, CHUNKS, 1)
-    with pytest.raises(ContextGridError, match=r"chunk ids must be distinct, repeated: \['c1'\]"):
+    with pytest.raises(
+        ContextGridError, match=r"chunk ids must be distinct, repeated: 'c1' \(chunks\[0\] and chunks\[3\]\)"
+    ):
         question_waste([ITEM], {}, [*CHUNKS, CHUNKS[0]], 1)
 
 

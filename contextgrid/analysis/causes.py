@@ -32,10 +32,9 @@ from numbers import Real
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-
-from contextgrid.answering.lexical import words
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.text import words
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import overlap_pairs, union
 from contextgrid.data.tables import QrelsTable, RunTable

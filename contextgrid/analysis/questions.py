@@ -12,15 +12,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
-from contextgrid.core.checks import check_k
+from contextgrid.core.checks import TIE_TOLERANCE, check_k
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Chunk
 from contextgrid.engine.scoring import ranked_grades, score_questions
 from contextgrid.metrics.base import BUILTIN_METRICS, METRICS, Qrels
 
 __all__ = [
-    "TIE_TOLERANCE",
     "failing_configurations",
     "filter_questions",
     "question_changes",
@@ -28,9 +26,6 @@ __all__ = [
     "ranked_list",
     "shared_scores",
 ]
-
-TIE_TOLERANCE = 1e-9
-"""Two scores closer than this are a tie: float noise is not a win."""
 
 
 def question_scores(

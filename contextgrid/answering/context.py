@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from numbers import Integral
 
 from contextgrid.chunking import RegexTokenizer, Tokenizer
-from contextgrid.core.errors import ContextGridError, DuplicateChunkError, parameter_error
+from contextgrid.core.checks import check_int, is_whole
+from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import AssembledContext, Chunk
 
 __all__ = [
@@ -86,27 +87,13 @@ class BudgetedContext(AssembledContext):
         label = f"BudgetedContext(tokens={self.tokens!r}, budget_tokens={self.budget_tokens!r})"
         if not isinstance(self.cut, tuple) or not all(isinstance(chunk, Chunk) for chunk in self.cut):
             raise ContextGridError(f"{label}: cut must be a tuple of Chunk, got {self.cut!r}")
-        if not isinstance(self.budget_tokens, Integral) or isinstance(self.budget_tokens, bool):
+        if not is_whole(self.budget_tokens):
             raise ContextGridError(f"{label}: budget_tokens must be an int")
         if self.tokens > self.budget_tokens:
             raise ContextGridError(f"{label}: the context is over its budget")
 
 
-def _checked_chunks(chunks: Iterable[Chunk], function: str) -> tuple[Chunk, ...]:
-    if isinstance(chunks, (str, bytes, Chunk)) or not isinstance(chunks, Iterable):
-        raise parameter_error(function, "chunks", "an iterable of Chunk", chunks)
-    given = tuple(chunks)
-    for position, chunk in enumerate(given):
-        if not isinstance(chunk, Chunk):
-            raise parameter_error(function, f"chunks[{position}]", "a Chunk", chunk)
-    ids = [chunk.id for chunk in given]
-    repeated = sorted({chunk_id for chunk_id in ids if ids.count(chunk_id) > 1})
-    if repeated:
-        raise DuplicateChunkError(
-            f"{function}: the chunks repeat {', '.join(map(repr, repeated))}; a context holds each chunk "
-            "once, so de-duplicate the ranking first, keeping each chunk at its best position"
-        )
-    return given
+_ONCE = "a context holds each chunk once, so de-duplicate the ranking first, keeping each chunk at its best position"
 
 
 def assemble_context(
@@ -139,7 +126,7 @@ def assemble_context(
     Raises
     ------
     InvalidParameterError
-        ``budget_tokens`` is not an int of at least 1, or a chunk is not a Chunk.
+        ``budget_tokens`` is not an int >= 1, or a chunk is not a Chunk.
     DuplicateChunkError
         A chunk id is given twice.
 
@@ -158,9 +145,8 @@ def assemble_context(
     >>> assemble_context(chunks, 40).tokens
     23
     """
-    given = _checked_chunks(chunks, "assemble_context")
-    if not isinstance(budget_tokens, Integral) or isinstance(budget_tokens, bool) or budget_tokens < 1:
-        raise parameter_error("assemble_context", "budget_tokens", "an int of at least 1", budget_tokens)
+    given = checked_chunks(chunks, function="assemble_context", hint=_ONCE)
+    check_int(budget_tokens, function="assemble_context", parameter="budget_tokens", minimum=1)
     if not callable(tokenizer):
         raise parameter_error("assemble_context", "tokenizer", "a callable from text to token offsets", tokenizer)
     budget = int(budget_tokens)
@@ -189,6 +175,6 @@ def context_from_chunks(chunks: Iterable[Chunk], *, tokenizer: Tokenizer = DEFAU
     >>> context.tokens
     10
     """
-    given = _checked_chunks(chunks, "context_from_chunks")
+    given = checked_chunks(chunks, function="context_from_chunks", hint=_ONCE)
     text = PASSAGE_SEPARATOR.join(passage(number, chunk) for number, chunk in enumerate(given, 1))
     return AssembledContext(text, given, count_tokens(text, tokenizer))

@@ -1,26 +1,20 @@
 """score_answer: judge a generated answer by its words, with no second model.
 
-The word rule: an answer, a context or a chunk is reduced to the set of its
-words, where a word is a run of letters and digits (apostrophes inside a
-word are kept, so "don't" is one word), compared case-insensitively.
-Citation markers (``[2]``, ``[1, 3]``) are not words: they name passages.
-Word *sets* are compared, so repetition neither helps nor hurts.
+An answer, a context or a chunk is reduced to the set of its words
+(:mod:`contextgrid.core.text`'s word rule); word *sets* are compared, so
+repetition neither helps nor hurts.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.core.text import words
 from contextgrid.data.records import Answer, AnswerScore, AssembledContext, Chunk, EvalItem
 
-__all__ = ["ABSTENTION_PHRASES", "CITATION", "GROUNDEDNESS_FLOOR", "WORD", "is_abstention", "score_answer", "words"]
+__all__ = ["ABSTENTION_PHRASES", "GROUNDEDNESS_FLOOR", "is_abstention", "score_answer"]
 
-WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-"""A word: letters and digits, with apostrophes inside it (the word rule of every lexical score here)."""
-CITATION = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
-"""A citation marker, ``[2]`` or ``[1, 3]``: it names passages, it is not one of the answer's words."""
 
 ABSTENTION_PHRASES: tuple[str, ...] = (
     "do not contain",
@@ -44,17 +38,6 @@ ABSTENTION_PHRASES: tuple[str, ...] = (
 
 GROUNDEDNESS_FLOOR = 0.5
 """Below this groundedness, most of an answer came from outside its context, and a warning says so."""
-
-
-def words(text: str) -> frozenset[str]:
-    """The set of lowercased words in ``text``, citation markers such as ``[2]`` left out.
-
-    Examples
-    --------
-    >>> sorted(words("Refunds: 30 days [2] -- don't wait!"))
-    ['30', 'days', "don't", 'refunds', 'wait']
-    """
-    return frozenset(match.casefold().replace("’", "'") for match in WORD.findall(CITATION.sub(" ", text)))
 
 
 def is_abstention(text: str) -> bool:

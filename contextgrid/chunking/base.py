@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from numbers import Integral
 from typing import ClassVar, Protocol, runtime_checkable
 
+from contextgrid.core.checks import check_int, is_whole
 from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.core.registry import Registry
 from contextgrid.data.records import Chunk, Span
@@ -33,15 +33,13 @@ CHUNKERS: Registry[type[Chunker]] = Registry("chunker")
 
 
 def check_size(owner: str, size: object) -> int:
-    """``size`` as an int of at least 1, or the sklearn-worded error."""
-    if not isinstance(size, Integral) or isinstance(size, bool) or size < 1:
-        raise parameter_error(owner, "size", "an int of at least 1", size)
-    return int(size)
+    """``size`` as an int >= 1, or the sklearn-worded error."""
+    return check_int(size, function=owner, parameter="size", minimum=1)
 
 
 def check_overlap(owner: str, overlap: object, size: int) -> int:
     """``overlap`` as an int with ``0 <= overlap < size``, or the sklearn-worded error."""
-    if not isinstance(overlap, Integral) or isinstance(overlap, bool) or not 0 <= int(overlap) < size:
+    if not is_whole(overlap, minimum=0) or int(overlap) >= size:
         raise parameter_error(owner, "overlap", f"an int with 0 <= overlap < size={size}", overlap)
     return int(overlap)
 

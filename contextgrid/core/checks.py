@@ -1,21 +1,131 @@
-"""Checks of the parameters the public functions take, with one wording for all."""
+"""Every check of a value the library is given, written once, in one wording.
+
+Parameters of public functions are refused with :func:`~contextgrid.core.errors.parameter_error` (sklearn's
+wording: "The 'k' parameter of evaluate must be an int >= 1. Got 0.5 instead."); records refuse their fields
+with :func:`require`, which names the record. ``bool`` is an ``int`` subclass, but ``True`` as a count, a
+grade or an offset is always a mistake, so :func:`is_whole` refuses it everywhere.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
-from numbers import Integral
+from numbers import Integral, Real
+from typing import TypeGuard
 
-from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
 
-__all__ = ["check_k", "check_ks"]
+__all__ = [
+    "TIE_TOLERANCE",
+    "check_distinct",
+    "check_fraction",
+    "check_int",
+    "check_k",
+    "check_ks",
+    "is_fraction",
+    "is_whole",
+    "require",
+]
+
+TIE_TOLERANCE = 1e-9
+"""Two scores closer than this are tied: float noise (say 0.1 + 0.2 against 0.3) is not a win or a loss."""
+
+
+def is_whole(value: object, *, minimum: int | None = None) -> TypeGuard[int]:
+    """Whether ``value`` is an int (not a bool), at least ``minimum`` when given.
+
+    Examples
+    --------
+    >>> is_whole(3), is_whole(True), is_whole(3.0), is_whole(-1, minimum=0)
+    (True, False, False, False)
+    """
+    return isinstance(value, Integral) and not isinstance(value, bool) and (minimum is None or int(value) >= minimum)
+
+
+def is_fraction(value: object, *, low_open: bool = False, high_open: bool = False) -> TypeGuard[Real]:
+    """Whether ``value`` is a finite real number (not a bool) in [0, 1], either end open when asked.
+
+    Examples
+    --------
+    >>> is_fraction(0.5), is_fraction(0, low_open=True), is_fraction(1), is_fraction(float("nan"))
+    (True, False, True, False)
+    """
+    if not isinstance(value, Real) or isinstance(value, bool) or not math.isfinite(float(value)):
+        return False
+    number = float(value)
+    return (number > 0.0 if low_open else number >= 0.0) and (number < 1.0 if high_open else number <= 1.0)
+
+
+def require(condition: bool, record: str, message: str) -> None:
+    """Refuse a record's field: ``record`` names the record (with its id), ``message`` the field and the value.
+
+    Examples
+    --------
+    >>> require(False, "Span('a.md')", "start must be 0 or more, got -1")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: Span('a.md'): start must be 0 or more, got -1
+    """
+    if not condition:
+        raise ContextGridError(f"{record}: {message}")
+
+
+def check_int(value: object, *, function: str, parameter: str, minimum: int | None = None) -> int:
+    """``value`` as an int, or an :class:`InvalidParameterError` naming ``parameter`` of ``function``.
+
+    Examples
+    --------
+    >>> check_int(3, function="f", parameter="n", minimum=1)
+    3
+    >>> check_int(True, function="f", parameter="n", minimum=1)
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: The 'n' parameter of f must be an int >= 1. Got True instead.
+    """
+    if not is_whole(value, minimum=minimum):
+        raise parameter_error(function, parameter, "an int" if minimum is None else f"an int >= {minimum}", value)
+    return int(value)
+
+
+def check_fraction(
+    value: object, *, function: str, parameter: str, low_open: bool = False, high_open: bool = False
+) -> float:
+    """``value`` as a float in [0, 1] (either end open when asked), or an :class:`InvalidParameterError`.
+
+    Examples
+    --------
+    >>> check_fraction(0.05, function="compare_pair", parameter="alpha", low_open=True, high_open=True)
+    0.05
+    >>> check_fraction(1, function="compare_pair", parameter="alpha", low_open=True, high_open=True)
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: The 'alpha' parameter of compare_pair must be a number in (0, 1).
+    Got 1 instead.
+    """
+    if not is_fraction(value, low_open=low_open, high_open=high_open):
+        interval = f"{'(' if low_open else '['}0, 1{')' if high_open else ']'}"
+        raise parameter_error(function, parameter, f"a number in {interval}", value)
+    return float(value)
 
 
 def check_k(k: object, *, function: str, parameter: str = "k") -> int:
-    """Return ``k`` as an int, or raise if it is not a cut-off of 1 or more."""
-    if not isinstance(k, Integral) or isinstance(k, bool):
-        raise parameter_error(function, parameter, "an int of at least 1", k)
+    """``k`` as an int cut-off of 1 or more.
+
+    Both refusals are :class:`InvalidParameterError`. Below 1 the message is the Metrics page's own, which
+    says why a slice is not a cut-off.
+
+    Examples
+    --------
+    >>> check_k(-1, function="evaluate")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: cut-off k must be at least 1, got -1. A k of 0 or below is not a
+    smaller top-k, it is a slice that means something else.
+    """
+    if not is_whole(k):
+        raise parameter_error(function, parameter, "an int >= 1", k)
     if k < 1:
-        raise ContextGridError(
+        raise InvalidParameterError(
             f"cut-off k must be at least 1, got {int(k)}. A k of 0 or below is not a smaller top-k, "
             "it is a slice that means something else."
         )
@@ -30,3 +140,25 @@ def check_ks(ks: object, *, function: str) -> tuple[int, ...]:
     if not checked:
         raise parameter_error(function, "ks", "a non-empty sequence of int", ks)
     return tuple(dict.fromkeys(checked))
+
+
+def check_distinct(ids: Iterable[str], *, function: str, what: str, given: str = "ids") -> None:
+    """Refuse ids given more than once, naming them (sorted) and where each first repeats in ``given``.
+
+    Examples
+    --------
+    >>> check_distinct(["c1", "c2", "c1"], function="SpanResolver.qrels", what="chunk", given="chunks")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: SpanResolver.qrels: chunk ids must be distinct, repeated: 'c1'
+    (chunks[0] and chunks[2])
+    """
+    first: dict[str, int] = {}
+    repeats: dict[str, tuple[int, int]] = {}
+    for position, value in enumerate(ids):
+        earlier = first.setdefault(value, position)
+        if earlier != position:
+            repeats.setdefault(value, (earlier, position))
+    if repeats:
+        shown = ", ".join(f"{value!r} ({given}[{a}] and {given}[{b}])" for value, (a, b) in sorted(repeats.items()))
+        raise ContextGridError(f"{function}: {what} ids must be distinct, repeated: {shown}")

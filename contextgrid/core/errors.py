@@ -11,8 +11,10 @@ __all__ = [
     "DuplicateChunkError",
     "InputFileError",
     "InvalidParameterError",
+    "MissingWorkspaceInputError",
     "QuestionMismatchError",
     "RowError",
+    "UnknownConfigurationError",
     "UnknownPluginError",
 ]
 
@@ -33,7 +35,15 @@ class UnknownPluginError(ContextGridError):
 
 
 class DuplicateChunkError(ContextGridError):
-    """A ranking that is about to be scored repeats a chunk id."""
+    """Chunk ids that must be distinct repeat: in a ranking about to be scored, or in a set of chunks."""
+
+
+class UnknownConfigurationError(ContextGridError):
+    """A workspace, or its results, was asked for a configuration it does not have; the message lists those it has."""
+
+
+class MissingWorkspaceInputError(ContextGridError):
+    """A workspace lacks a file a call needs (documents, questions, a configuration's chunks or answers)."""
 
 
 class QuestionMismatchError(ContextGridError):

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
+from contextgrid.core.checks import is_fraction, is_whole, require
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.provenance import SourceLine
 
@@ -29,16 +30,6 @@ __all__ = [
 ]
 
 
-def _is_int(value: object) -> bool:
-    # bool is an int subclass, but True as an offset or grade is always a mistake.
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def _require(condition: bool, record: str, message: str) -> None:
-    if not condition:
-        raise ContextGridError(f"{record}: {message}")
-
-
 def _kind_name(kind: type) -> str:
     return "int" if kind is Integral else kind.__name__
 
@@ -48,7 +39,7 @@ def _tuple_of(record: str, name: str, values: Iterable[Any], kind: type) -> tupl
         raise ContextGridError(f"{record}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
     items = tuple(values)
     for position, item in enumerate(items):
-        _require(
+        require(
             isinstance(item, kind),
             record,
             f"{name}[{position}] must be of type {_kind_name(kind)}, got {item!r}",
@@ -78,10 +69,10 @@ class Span:
 
     def __post_init__(self) -> None:
         label = f"Span({self.doc_id!r}, {self.start!r}, {self.end!r})"
-        _require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
-        _require(_is_int(self.start) and _is_int(self.end), label, "start and end must be int")
-        _require(self.start >= 0, label, "start must be 0 or more")
-        _require(self.end >= self.start, label, "end must not be before start")
+        require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
+        require(is_whole(self.start) and is_whole(self.end), label, "start and end must be int")
+        require(self.start >= 0, label, "start must be 0 or more")
+        require(self.end >= self.start, label, "end must not be before start")
         object.__setattr__(self, "start", int(self.start))
         object.__setattr__(self, "end", int(self.end))
 
@@ -104,9 +95,9 @@ class GoldSpan:
 
     def __post_init__(self) -> None:
         label = f"GoldSpan({self.span!r}, grade={self.grade!r})"
-        _require(isinstance(self.span, Span), label, "span must be a Span")
-        _require(_is_int(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
-        _require(self.quote is None or isinstance(self.quote, str), label, "quote must be a str or None")
+        require(isinstance(self.span, Span), label, "span must be a Span")
+        require(is_whole(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
+        require(self.quote is None or isinstance(self.quote, str), label, "quote must be a str or None")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +114,9 @@ class Anchor:
 
     def __post_init__(self) -> None:
         label = f"Anchor({self.doc_id!r}, {self.quote!r}, grade={self.grade!r})"
-        _require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
-        _require(isinstance(self.quote, str) and self.quote.strip() != "", label, "quote must be a non-empty str")
-        _require(_is_int(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
+        require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
+        require(isinstance(self.quote, str) and self.quote.strip() != "", label, "quote must be a non-empty str")
+        require(is_whole(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +134,9 @@ class Chunk:
 
     def __post_init__(self) -> None:
         label = f"Chunk(id={self.id!r}, span={self.span!r})"
-        _require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
-        _require(isinstance(self.span, Span), label, "span must be a Span")
-        _require(isinstance(self.text, str), label, f"text must be a str, got {type(self.text).__name__}")
+        require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
+        require(isinstance(self.span, Span), label, "span must be a Span")
+        require(isinstance(self.text, str), label, f"text must be a str, got {type(self.text).__name__}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +163,11 @@ class EvalItem:
 
     def __post_init__(self) -> None:
         label = f"EvalItem(id={self.id!r})"
-        _require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
-        _require(isinstance(self.question, str), label, "question must be a str")
+        require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
+        require(isinstance(self.question, str), label, "question must be a str")
         object.__setattr__(self, "gold", _tuple_of(label, "gold", self.gold, GoldSpan))
         object.__setattr__(self, "anchors", _tuple_of(label, "anchors", self.anchors, Anchor))
-        _require(
+        require(
             self.reference_answer is None or isinstance(self.reference_answer, str),
             label,
             "reference_answer must be a str or None",
@@ -207,9 +198,9 @@ class AssembledContext:
 
     def __post_init__(self) -> None:
         label = f"AssembledContext(tokens={self.tokens!r})"
-        _require(isinstance(self.text, str), label, "text must be a str")
+        require(isinstance(self.text, str), label, "text must be a str")
         object.__setattr__(self, "chunks", _tuple_of(label, "chunks", self.chunks, Chunk))
-        _require(_is_int(self.tokens) and self.tokens >= 0, label, "tokens must be an int, 0 or more")
+        require(is_whole(self.tokens) and self.tokens >= 0, label, "tokens must be an int, 0 or more")
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,18 +212,14 @@ class Answer:
 
     def __post_init__(self) -> None:
         label = f"Answer(text={self.text!r}, citations={self.citations!r})"
-        _require(isinstance(self.text, str), label, "text must be a str")
+        require(isinstance(self.text, str), label, "text must be a str")
         citations = _tuple_of(label, "citations", self.citations, Integral)
-        _require(
+        require(
             all(not isinstance(c, bool) and c >= 1 for c in citations),
             label,
             "every citation must be a passage number, 1 or more",
         )
         object.__setattr__(self, "citations", tuple(int(c) for c in citations))
-
-
-def _fraction(value: object) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and 0.0 <= float(value) <= 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,23 +236,23 @@ class AnswerScore:
 
     def __post_init__(self) -> None:
         label = f"AnswerScore(item_id={self.item_id!r})"
-        _require(_fraction(self.groundedness), label, f"groundedness must be in [0, 1], got {self.groundedness!r}")
-        _require(
-            self.citation_accuracy is None or _fraction(self.citation_accuracy),
+        require(is_fraction(self.groundedness), label, f"groundedness must be in [0, 1], got {self.groundedness!r}")
+        require(
+            self.citation_accuracy is None or is_fraction(self.citation_accuracy),
             label,
             f"citation_accuracy must be None or in [0, 1], got {self.citation_accuracy!r}",
         )
-        _require(
-            _fraction(self.evidence_overlap),
+        require(
+            is_fraction(self.evidence_overlap),
             label,
             f"evidence_overlap must be in [0, 1], got {self.evidence_overlap!r}",
         )
-        _require(
+        require(
             isinstance(self.abstained, bool) and isinstance(self.should_have_abstained, bool),
             label,
             "abstained and should_have_abstained must be bool",
         )
-        _require(all(isinstance(w, str) for w in self.warnings), label, "warnings must be a list of str")
+        require(all(isinstance(w, str) for w in self.warnings), label, "warnings must be a list of str")
 
     @property
     def abstention_correct(self) -> bool:
@@ -297,15 +284,15 @@ class AnswerRecord:
 
     def __post_init__(self) -> None:
         label = f"AnswerRecord(question_id={self.question_id!r})"
-        _require(
+        require(
             isinstance(self.question_id, str) and self.question_id != "",
             label,
             "question_id must be a non-empty str",
         )
-        _require(isinstance(self.answer, Answer), label, f"answer must be an Answer, got {self.answer!r}")
+        require(isinstance(self.answer, Answer), label, f"answer must be an Answer, got {self.answer!r}")
         ids = _tuple_of(label, "context_chunk_ids", self.context_chunk_ids, str)
-        _require(all(ids), label, "context_chunk_ids must not hold an empty id")
-        _require(
+        require(all(ids), label, "context_chunk_ids must not hold an empty id")
+        require(
             self.source is None or isinstance(self.source, SourceLine),
             label,
             f"source must be a SourceLine or None, got {self.source!r}",

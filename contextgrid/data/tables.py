@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from numbers import Integral, Real
+from numbers import Real
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import ContextGridError, RowError
 from contextgrid.data.repeats import first_repeated_pair
 
@@ -517,7 +518,7 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
             for chunk, value in judgements.items():
                 if not isinstance(question, str) or not isinstance(chunk, str):
                     raise ContextGridError(f"qrels ids must be str, got {question!r} and {chunk!r}")
-                if not isinstance(value, Integral) or isinstance(value, bool) or value < 0:
+                if not is_whole(value, minimum=0):
                     raise ContextGridError(
                         f"qrels for query {question!r} give chunk {chunk!r} the grade {value!r}; a grade is a "
                         "whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from contextgrid.core.checks import check_int
 from contextgrid.core.errors import parameter_error
 from contextgrid.engine.scoring import ranked_grades
 from contextgrid.metrics.base import Qrels
@@ -28,9 +29,7 @@ class QuestionCounts:
 
     def __post_init__(self) -> None:
         for name in ("scored", "unanswered", "left_out", "not_judged"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise parameter_error("QuestionCounts", name, "an int >= 0", value)
+            check_int(getattr(self, name), function="QuestionCounts", parameter=name, minimum=0)
         if self.unanswered > self.scored:
             raise parameter_error("QuestionCounts", "unanswered", f"at most scored ({self.scored})", self.unanswered)
 

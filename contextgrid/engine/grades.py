@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import ContextGridError, DuplicateChunkError
 
 __all__ = ["RankedGrades", "build_ranked_grades"]
@@ -125,7 +126,7 @@ def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
         return
     for question_id, judgements in qrels.items():
         for chunk_id, grade in judgements.items():
-            if not isinstance(grade, Integral) or isinstance(grade, bool):
+            if not is_whole(grade):
                 raise ContextGridError(
                     f"qrels for query {question_id!r} give chunk {chunk_id!r} the grade {grade!r}; a grade is a "
                     "whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"

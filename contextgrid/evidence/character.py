@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import covered_length, overlap_length
 
@@ -82,13 +83,8 @@ def gold_coverage_by_chunk(item: EvalItem, chunks: Sequence[Chunk]) -> dict[str,
     """For each chunk on its own, the fraction of the item's gold characters it holds."""
     gold = gold_spans(item)
     total = covered_length(gold)
-    coverage: dict[str, float] = {}
-    for chunk in chunks:
-        (span,) = _spans_of([chunk])
-        if chunk.id in coverage:
-            raise ContextGridError(f"chunk id {chunk.id!r} appears more than once in the chunks given")
-        coverage[chunk.id] = overlap_length(gold, [span]) / total if total else 0.0
-    return coverage
+    given = checked_chunks(chunks, function="gold_coverage_by_chunk")
+    return {chunk.id: overlap_length(gold, [chunk.span]) / total if total else 0.0 for chunk in given}
 
 
 def coverage_fraction(target: Span, others: Iterable[Span]) -> float:

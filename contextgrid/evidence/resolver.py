@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from numbers import Integral, Real
 from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
 
+from contextgrid.core.checks import check_int, is_fraction
 from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.core.log import WarningLog
+from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Anchor, Chunk, EvalItem, GoldSpan, Span
 from contextgrid.data.spans import overlap_pairs
 
@@ -30,10 +31,6 @@ FloatArray = npt.NDArray[np.float64]
 
 _STAGE = "resolve"
 _SHOWN_OFFSETS = 5
-
-
-def _fraction(value: object) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and 0.0 <= float(value) <= 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +71,10 @@ class GradeRule:
     min_fraction: float = 0.0
 
     def __post_init__(self) -> None:
-        if not _fraction(self.full_fraction) or float(self.full_fraction) == 0.0:
+        if not is_fraction(self.full_fraction) or float(self.full_fraction) == 0.0:
             raise parameter_error("GradeRule", "full_fraction", "a float in (0, 1]", self.full_fraction)
-        if (
-            not isinstance(self.partial_grade, Integral)
-            or isinstance(self.partial_grade, bool)
-            or self.partial_grade < 0
-        ):
-            raise parameter_error("GradeRule", "partial_grade", "an int of at least 0", self.partial_grade)
-        if not _fraction(self.min_fraction) or self.min_fraction > self.full_fraction:
+        check_int(self.partial_grade, function="GradeRule", parameter="partial_grade", minimum=0)
+        if not is_fraction(self.min_fraction) or self.min_fraction > self.full_fraction:
             raise parameter_error(
                 "GradeRule", "min_fraction", f"a float in [0, full_fraction={self.full_fraction!r}]", self.min_fraction
             )
@@ -361,19 +353,8 @@ class SpanResolver:
     # -- qrels --------------------------------------------------------------------------------------
 
     def _checked_chunks(self, chunks: Iterable[Chunk]) -> tuple[Chunk, ...]:
-        if isinstance(chunks, Chunk) or not isinstance(chunks, Iterable):
-            raise parameter_error("SpanResolver.qrels", "chunks", "an iterable of Chunk", chunks)
-        checked = tuple(chunks)
-        seen: dict[str, int] = {}
+        checked = checked_chunks(chunks, function="SpanResolver.qrels")
         for position, chunk in enumerate(checked):
-            if not isinstance(chunk, Chunk):
-                raise ContextGridError(f"SpanResolver.qrels: chunks[{position}] must be a Chunk, got {chunk!r}")
-            earlier = seen.setdefault(chunk.id, position)
-            if earlier != position:
-                raise ContextGridError(
-                    f"SpanResolver.qrels: chunk id {chunk.id!r} is used by chunks[{earlier}] and chunks[{position}]; "
-                    "a chunking's ids must be distinct"
-                )
             text = self._documents.get(chunk.span.doc_id)
             if text is None or chunk.span.end > len(text):
                 problem = "is not one of this resolver's documents" if text is None else f"has {len(text)} characters"

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError
+from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import overlap_pairs, union
 from contextgrid.evidence.character import gold_spans
@@ -43,14 +44,8 @@ class _ChunkColumns:
 def _chunk_columns(chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str) -> _ChunkColumns:
     import pandas as pd
 
-    values = list(chunks.values()) if isinstance(chunks, Mapping) else list(chunks)
-    for position, chunk in enumerate(values):
-        if not isinstance(chunk, Chunk):
-            raise ContextGridError(f"{function}: chunks[{position}] must be a Chunk, got {chunk!r}")
+    values = checked_chunks(chunks, function=function)
     ids = pd.Index([chunk.id for chunk in values])
-    if ids.has_duplicates:
-        repeated = sorted(set(ids[ids.duplicated()]))
-        raise ContextGridError(f"{function}: chunk ids must be distinct, repeated: {repeated}")
     spans = [chunk.span for chunk in values]
     excerpts = [chunk.text[:EXCERPT] + ("…" if len(chunk.text) > EXCERPT else "") for chunk in values]
     return _ChunkColumns(

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
 from contextgrid.core.registry import Registry
+from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Chunk
 
 __all__ = [
@@ -169,21 +170,11 @@ def check_chunks(chunks: object, *, function: str) -> tuple[Chunk, ...]:
     An index needs at least one chunk, every one a :class:`Chunk`, and no two
     with the same id (a run that repeated an id could not be scored).
     """
-    if isinstance(chunks, (str, bytes, Mapping)) or not isinstance(chunks, Sequence):
+    if isinstance(chunks, Mapping):
         raise parameter_error(function, "chunks", "a sequence of Chunk", chunks)
-    if not chunks:
-        raise ContextGridError(f"{function}: an index needs at least one chunk, got an empty sequence")
-    first_position: dict[str, int] = {}
-    for position, chunk in enumerate(chunks):
-        if not isinstance(chunk, Chunk):
-            raise ContextGridError(f"{function}: chunks[{position}] must be a Chunk, got {chunk!r}")
-        earlier = first_position.setdefault(chunk.id, position)
-        if earlier != position:
-            raise ContextGridError(
-                f"{function}: chunks[{position}] has id {chunk.id!r}, already used by chunks[{earlier}]. "
-                "Every chunk in an index needs its own id, or a run could name the same chunk twice."
-            )
-    return tuple(chunks)
+    return checked_chunks(
+        chunks, function=function, nonempty=True, hint="a run could name the same chunk twice otherwise"
+    )
 
 
 def check_queries(queries: object, *, function: str) -> list[str]:

@@ -1,6 +1,6 @@
 """BM25 over chunk text, scored by the bm25s package.
 
-Tokenization is contextgrid's word rule (the one :func:`contextgrid.answering.lexical.words`
+Tokenization is contextgrid's word rule (the one :func:`contextgrid.core.text.words`
 uses): a word is a run of letters and digits, apostrophes inside a word kept,
 compared case-insensitively. There is no stemming and no stop-word list, so
 what matches is exactly what a reader would call the same word.
@@ -25,9 +25,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from contextgrid.answering.lexical import WORD
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError
+from contextgrid.core.text import tokenize
 from contextgrid.data.records import Chunk
 from contextgrid.index.base import (
     RETRIEVERS,
@@ -39,17 +39,6 @@ from contextgrid.index.base import (
 from contextgrid.index.ranking import RankedSearch, rank_blocks
 
 __all__ = ["BM25Index", "tokenize"]
-
-
-def tokenize(text: str) -> list[str]:
-    """The words of ``text`` in order, lowercased, repeats kept.
-
-    Examples
-    --------
-    >>> tokenize("Refunds: 30 days -- don't wait, REFUNDS!")
-    ['refunds', '30', 'days', "don't", 'wait', 'refunds']
-    """
-    return [match.casefold().replace("’", "'") for match in WORD.findall(text)]
 
 
 @RETRIEVERS.register("bm25")

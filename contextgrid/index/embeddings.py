@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
+from contextgrid.core.checks import check_int
 from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.index.bm25 import tokenize
 
@@ -124,9 +124,7 @@ class TfidfSvdEmbedder:
     def __post_init__(self) -> None:
         for parameter in ("dim", "seed"):
             value = getattr(self, parameter)
-            if not isinstance(value, Integral) or isinstance(value, bool) or value < (1 if parameter == "dim" else 0):
-                expected = "an int of at least 1" if parameter == "dim" else "an int of at least 0"
-                raise parameter_error("TfidfSvdEmbedder", parameter, expected, value)
+            check_int(value, function="TfidfSvdEmbedder", parameter=parameter, minimum=1 if parameter == "dim" else 0)
 
     def fit(self, texts: Sequence[str]) -> TfidfSvdEmbedding:
         """Learn the vocabulary, its idf and the SVD from ``texts``; return the fitted embedding."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from numbers import Integral
 from pathlib import Path
 from typing import Any
 
+from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import InputFileError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, Span
@@ -82,7 +82,7 @@ def read_documents(path: str | os.PathLike[str]) -> dict[str, str]:
 
 def _offset(source: Source, number: int, line: str, value: dict[str, Any], key: str) -> int:
     offset = value.get(key)
-    if not isinstance(offset, Integral) or isinstance(offset, bool) or offset < 0:
+    if not is_whole(offset, minimum=0):
         raise source.error(number, line, f"expected {key!r} to be a whole number, 0 or more, got {offset!r}")
     return int(offset)
 

@@ -7,8 +7,8 @@ import html
 import re
 from dataclasses import dataclass
 
-from contextgrid.answering.lexical import CITATION, WORD, words
 from contextgrid.core.errors import ContextGridError
+from contextgrid.core.text import CITATION, WORD, words
 from contextgrid.data.records import AssembledContext
 
 __all__ = ["ANSWER_MARKS", "Piece", "answer_html", "mark_answer"]
@@ -49,7 +49,7 @@ def mark_answer(text: str, context: AssembledContext) -> tuple[Piece, ...]:
 
     A marker ``[n]`` (or ``[n, m]``) is ``bad-cite`` when one of its numbers
     names no passage of the context. Words follow
-    :func:`~contextgrid.answering.lexical.words`, so the held words are exactly
+    :func:`~contextgrid.core.text.words`, so the held words are exactly
     ``words(text) & words(context.text)`` outside the markers. The pieces
     joined give ``text`` back.
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import numpy.typing as npt
 
+from contextgrid.core.checks import TIE_TOLERANCE, check_fraction, check_int, is_whole
 from contextgrid.core.errors import parameter_error
 from contextgrid.significance.alignment import AlignedScores, align_scores
 from contextgrid.significance.comparisons import (
@@ -26,23 +27,8 @@ __all__ = ["compare_all_pairs", "compare_configurations", "compare_pair"]
 
 IntArray = npt.NDArray[np.intp]
 
-DEFAULT_TIE_TOLERANCE = 1e-9
-"""Differences this small are ties: rounding noise, not a win."""
-
 FLAT_RTOL = 1e-12
 """Differences whose spread is below this fraction of their size are treated as all equal."""
-
-
-def _check_fraction(value: object, *, function: str, parameter: str) -> float:
-    if not isinstance(value, Real) or isinstance(value, bool) or not 0.0 < float(value) < 1.0:
-        raise parameter_error(function, parameter, "a float strictly between 0 and 1", value)
-    return float(value)
-
-
-def _check_resamples(value: object, *, function: str) -> int:
-    if not isinstance(value, Integral) or isinstance(value, bool) or int(value) < 1:
-        raise parameter_error(function, "n_resamples", "an int of at least 1", value)
-    return int(value)
 
 
 def _check_tolerance(value: object, *, function: str) -> float:
@@ -54,9 +40,9 @@ def _check_tolerance(value: object, *, function: str) -> float:
 def _generator(seed: object, *, function: str) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, Integral) and not isinstance(seed, bool) and int(seed) >= 0:
+    if is_whole(seed, minimum=0):
         return np.random.default_rng(int(seed))
-    raise parameter_error(function, "seed", "an int of 0 or more or a numpy.random.Generator", seed)
+    raise parameter_error(function, "seed", "an int >= 0 or a numpy.random.Generator", seed)
 
 
 def _compare(
@@ -77,9 +63,9 @@ def _compare(
     tester = PAIRED_TESTS.get(test)()
     corrector = CORRECTIONS.get(correction)()
     bounds = INTERVALS.get(interval)()
-    level = _check_fraction(alpha, function=function, parameter="alpha")
-    coverage = _check_fraction(confidence, function=function, parameter="confidence")
-    resamples = _check_resamples(n_resamples, function=function)
+    level = check_fraction(alpha, function=function, parameter="alpha", low_open=True, high_open=True)
+    coverage = check_fraction(confidence, function=function, parameter="confidence", low_open=True, high_open=True)
+    resamples = check_int(n_resamples, function=function, parameter="n_resamples", minimum=1)
     tolerance = _check_tolerance(tie_tolerance, function=function)
     # Separate streams: the interval does not change with the test chosen, nor the test with the interval.
     test_rng, bootstrap_rng = _generator(seed, function=function).spawn(2)
@@ -157,7 +143,7 @@ def compare_pair(
     confidence: float = 0.95,
     interval: str = "bca",
     seed: int | np.random.Generator = 0,
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+    tie_tolerance: float = TIE_TOLERANCE,
 ) -> PairedComparison:
     """Is ``a`` really better or worse than ``b``? One paired test, one interval.
 
@@ -233,7 +219,7 @@ def compare_all_pairs(
     confidence: float = 0.95,
     interval: str = "bca",
     seed: int | np.random.Generator = 0,
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+    tie_tolerance: float = TIE_TOLERANCE,
 ) -> PairwiseComparisons:
     """Every configuration against every other, corrected for making all those comparisons.
 
@@ -286,7 +272,7 @@ def compare_configurations(
     confidence: float = 0.95,
     interval: str = "bca",
     seed: int | np.random.Generator = 0,
-    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+    tie_tolerance: float = TIE_TOLERANCE,
 ) -> ComparisonTable:
     """Every configuration against a baseline on one metric: which differences are real?
 

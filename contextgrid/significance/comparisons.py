@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Real
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.checks import is_whole, require
+from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -19,17 +20,8 @@ __all__ = ["ComparisonTable", "PairedComparison", "PairwiseComparisons"]
 BETTER, WORSE = "▲", "▼"
 
 
-def _require(condition: bool, record: str, message: str) -> None:
-    if not condition:
-        raise ContextGridError(f"{record}: {message}")
-
-
 def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0
 
 
 def _is_probability(value: object) -> bool:
@@ -86,18 +78,18 @@ class PairedComparison:
         label = f"PairedComparison({self.a!r}, {self.b!r})"
         for name in ("a", "b", "test", "interval", "correction"):
             value = getattr(self, name)
-            _require(isinstance(value, str) and value != "", label, f"{name} must be a non-empty str, got {value!r}")
+            require(isinstance(value, str) and value != "", label, f"{name} must be a non-empty str, got {value!r}")
         for name in ("mean_a", "mean_b", "difference"):
             value = getattr(self, name)
-            _require(_is_number(value), label, f"{name} must be a finite number, got {value!r}")
+            require(_is_number(value), label, f"{name} must be a finite number, got {value!r}")
             object.__setattr__(self, name, float(value))
         for name in ("p_value", "p_adjusted"):
             value = getattr(self, name)
-            _require(_is_probability(value), label, f"{name} must be a number in [0, 1], got {value!r}")
+            require(_is_probability(value), label, f"{name} must be a number in [0, 1], got {value!r}")
             object.__setattr__(self, name, float(value))
         for name in ("confidence", "alpha"):
             value = getattr(self, name)
-            _require(
+            require(
                 _is_number(value) and 0.0 < float(value) < 1.0,
                 label,
                 f"{name} must be a number strictly between 0 and 1, got {value!r}",
@@ -105,23 +97,21 @@ class PairedComparison:
             object.__setattr__(self, name, float(value))
         for name in ("ci_low", "ci_high", "effect_size"):
             value = getattr(self, name)
-            _require(
-                value is None or _is_number(value), label, f"{name} must be a finite number or None, got {value!r}"
-            )
+            require(value is None or _is_number(value), label, f"{name} must be a finite number or None, got {value!r}")
             object.__setattr__(self, name, None if value is None else float(value))
-        _require(
+        require(
             (self.ci_low is None) == (self.ci_high is None), label, "ci_low and ci_high must both be set or both None"
         )
-        _require(
+        require(
             self.ci_low is None or self.ci_high is None or self.ci_low <= self.ci_high,
             label,
             f"ci_low {self.ci_low!r} must not exceed ci_high {self.ci_high!r}",
         )
         for name in ("n_questions", "wins", "ties", "losses", "n_resamples"):
             value = getattr(self, name)
-            _require(_is_count(value), label, f"{name} must be an int of 0 or more, got {value!r}")
+            require(is_whole(value, minimum=0), label, f"{name} must be an int >= 0, got {value!r}")
             object.__setattr__(self, name, int(value))
-        _require(
+        require(
             self.wins + self.ties + self.losses == self.n_questions,
             label,
             f"wins + ties + losses ({self.wins} + {self.ties} + {self.losses}) must equal n_questions "
@@ -154,15 +144,15 @@ class PairedComparison:
 
 
 def _check_family(label: str, comparisons: tuple[PairedComparison, ...], means: Mapping[str, float]) -> None:
-    _require(len(comparisons) > 0, label, "needs at least one comparison")
+    require(len(comparisons) > 0, label, "needs at least one comparison")
     for comparison in comparisons:
-        _require(
+        require(
             isinstance(comparison, PairedComparison),
             label,
             f"comparisons must hold PairedComparison, got {comparison!r}",
         )
         for side in (comparison.a, comparison.b):
-            _require(side in means, label, f"comparison of {comparison.a!r} and {comparison.b!r}: no mean for {side!r}")
+            require(side in means, label, f"comparison of {comparison.a!r} and {comparison.b!r}: no mean for {side!r}")
     first = comparisons[0]
     for comparison in comparisons:
         same = (comparison.test, comparison.correction, comparison.alpha, comparison.n_questions) == (
@@ -171,13 +161,13 @@ def _check_family(label: str, comparisons: tuple[PairedComparison, ...], means: 
             first.alpha,
             first.n_questions,
         )
-        _require(same, label, "every comparison must share one test, correction, alpha and question count")
+        require(same, label, "every comparison must share one test, correction, alpha and question count")
 
 
 def _frozen_means(label: str, means: Mapping[str, float]) -> Mapping[str, float]:
-    _require(isinstance(means, Mapping), label, f"means must be a mapping, got {means!r}")
+    require(isinstance(means, Mapping), label, f"means must be a mapping, got {means!r}")
     for name, value in means.items():
-        _require(_is_number(value), label, f"the mean of {name!r} must be a finite number, got {value!r}")
+        require(_is_number(value), label, f"the mean of {name!r} must be a finite number, got {value!r}")
     return MappingProxyType({str(name): float(value) for name, value in means.items()})
 
 
@@ -208,22 +198,22 @@ class ComparisonTable:
 
     def __post_init__(self) -> None:
         label = f"ComparisonTable(baseline={self.baseline!r})"
-        _require(
+        require(
             self.metric is None or (isinstance(self.metric, str) and self.metric != ""),
             label,
             f"metric must be a non-empty str or None, got {self.metric!r}",
         )
         object.__setattr__(self, "means", _frozen_means(label, self.means))
         object.__setattr__(self, "comparisons", tuple(self.comparisons))
-        _require(self.baseline in self.means, label, f"the baseline has no mean; configurations: {list(self.means)}")
+        require(self.baseline in self.means, label, f"the baseline has no mean; configurations: {list(self.means)}")
         _check_family(label, self.comparisons, self.means)
         for comparison in self.comparisons:
-            _require(
+            require(
                 comparison.b == self.baseline,
                 label,
                 f"comparison of {comparison.a!r} is against {comparison.b!r}, not the baseline",
             )
-        _require(
+        require(
             _is_number(self.tie_tolerance) and self.tie_tolerance >= 0,
             label,
             f"tie_tolerance must be a number of 0 or more, got {self.tie_tolerance!r}",
@@ -254,7 +244,7 @@ class ComparisonTable:
         for comparison in self.comparisons:
             if comparison.a == config:
                 return comparison
-        raise ContextGridError(
+        raise UnknownConfigurationError(
             f"no comparison for {config!r}; compared with {self.baseline!r}: {', '.join(c.a for c in self.comparisons)}"
         )
 

@@ -21,9 +21,9 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
 TIE_RTOL = 1e-9
-"""Null values within this fraction of the scores' total magnitude of the observed
-value count as equal to it: sums computed in a different order differ in the last
-bits, and a tie that rounding breaks would change a p-value."""
+"""Null values within this fraction of the scores' total magnitude of the observed value count as equal to it
+(relative, unlike the absolute :data:`contextgrid.core.checks.TIE_TOLERANCE` between two scores): sums computed
+in a different order differ in the last bits, and a tie that rounding breaks would change a p-value."""
 
 BATCH_CELLS = 1 << 22
 """Random draws per batch (about 32 MB as float64). Depends on the number of

@@ -12,7 +12,7 @@ from contextgrid.answering.batch import (
 )
 from contextgrid.answering.context import DEFAULT_TOKENIZER
 from contextgrid.chunking import Tokenizer
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import MissingWorkspaceInputError
 from contextgrid.data.records import EvalItem
 
 if TYPE_CHECKING:
@@ -39,9 +39,11 @@ def workspace_answers(
     """
     config = workspace.config(name)
     if config.answers is None:
-        raise ContextGridError(f"configuration {name!r} of workspace {workspace.name!r} names no answers file")
+        raise MissingWorkspaceInputError(
+            f"configuration {name!r} of workspace {workspace.name!r} names no answers file"
+        )
     if config.chunks is None:
-        raise ContextGridError(
+        raise MissingWorkspaceInputError(
             f"configuration {name!r} of workspace {workspace.name!r} has answers but names no chunks file; its "
             "answers' contexts are rebuilt from its chunks"
         )
@@ -60,7 +62,7 @@ def workspace_summary(workspace: Workspace) -> pd.DataFrame:
     """:func:`summarize_answers` over every configuration of ``workspace`` that has answers, in manifest order."""
     names = [config.name for config in workspace.configs if config.answers is not None]
     if not names:
-        raise ContextGridError(
+        raise MissingWorkspaceInputError(
             f'workspace {workspace.name!r} has no answers: add answers = "..." to a [[config]] of its manifest'
         )
     return summarize_answers({name: answers_frame(workspace_answers(workspace, name)) for name in names})

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from contextgrid.analysis.causes import check_split_threshold, question_causes
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, parameter_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,7 +73,7 @@ def failure_causes(
     names = _names(workspace, configs)
     missing = workspace.missing_evidence(names)
     if missing:
-        raise ContextGridError(
+        raise MissingWorkspaceInputError(
             f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; naming why questions fail "
             "needs questions, documents and chunks in the workspace (a sweep writes all three)"
         )

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from contextgrid.core.checks import check_k, check_ks
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, UnknownConfigurationError
 from contextgrid.core.log import LogEntry, WarningLog
 from contextgrid.data.records import AnswerRecord, Chunk, EvalItem
 from contextgrid.data.run_result import RunResult
@@ -160,7 +160,7 @@ class Workspace:
         for config in self.configs:
             if config.name == name:
                 return config
-        raise ContextGridError(
+        raise UnknownConfigurationError(
             f"workspace {self.name!r} has no configuration named {name!r}. Available: {', '.join(self.names)}"
         )
 
@@ -182,7 +182,7 @@ class Workspace:
         """The chunks of configuration ``name``; an error if the manifest names none."""
         path = self.config(name).chunks
         if path is None:
-            raise ContextGridError(f"configuration {name!r} of workspace {self.name!r} names no chunks file")
+            raise MissingWorkspaceInputError(f"configuration {name!r} of workspace {self.name!r} names no chunks file")
         from contextgrid.io import read_chunks
 
         def load() -> tuple[Chunk, ...]:
@@ -195,7 +195,7 @@ class Workspace:
         """The generated answers of configuration ``name``; an error if the manifest names none."""
         path = self.config(name).answers
         if path is None:
-            raise ContextGridError(f"configuration {name!r} of workspace {self.name!r} names no answers file")
+            raise MissingWorkspaceInputError(f"configuration {name!r} of workspace {self.name!r} names no answers file")
         from contextgrid.io import read_answers
 
         return self._load(("answers", path), lambda: read_answers(path))
@@ -205,7 +205,7 @@ class Workspace:
         """The shared documents, ``{doc_id: text}``; an error if the manifest names none."""
         path = self.documents_path
         if path is None:
-            raise ContextGridError(f"workspace {self.name!r} names no documents in its {MANIFEST}")
+            raise MissingWorkspaceInputError(_not_named(self.name, "documents"))
         from contextgrid.io import read_documents
 
         return self._load(("documents", path), lambda: MappingProxyType(read_documents(path)))
@@ -215,7 +215,7 @@ class Workspace:
         """The shared questions; an error if the manifest names none."""
         path = self.questions_path
         if path is None:
-            raise ContextGridError(f"workspace {self.name!r} names no questions in its {MANIFEST}")
+            raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
         from contextgrid.io import read_questions
 
         return self._load(("questions", path), lambda: read_questions(path))
@@ -228,7 +228,7 @@ class Workspace:
         both documents and questions in the manifest.
         """
         if self.questions_path is None:
-            raise ContextGridError(f"workspace {self.name!r} names no questions in its {MANIFEST}")
+            raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
 
         def resolve() -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
             from contextgrid.evidence.resolver import SpanResolver
@@ -343,6 +343,10 @@ class Workspace:
             rows = slice(None) if len(distinct) == 1 else index.get_indexer(pd.Index(questions))
             values[rows, position] = scores
         return pd.DataFrame(values, index=index, columns=pd.Index(self.names, name="config"))
+
+
+def _not_named(workspace: str, what: str) -> str:
+    return f"workspace {workspace!r} names no {what} (in its {MANIFEST}, or {what}= of workspace_from_files)"
 
 
 def _cpu_count() -> int:

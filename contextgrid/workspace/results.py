@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
 from contextgrid.data.run_result import RunResult
 from contextgrid.workspace.configuration import Configuration, parameters_frame
 
@@ -43,7 +43,7 @@ class WorkspaceResults:
         for result in self.results:
             if result.config == config:
                 return result
-        raise ContextGridError(
+        raise UnknownConfigurationError(
             f"no results for a configuration named {config!r}. Available: {', '.join(r.config for r in self.results)}"
         )
 

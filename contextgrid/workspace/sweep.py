@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from contextgrid.chunking import get_chunker
+from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, EvalItem
@@ -75,7 +76,7 @@ class SweepConfig:
                 raise ContextGridError(f"{label}: {name} must be a non-empty str, got {value!r}")
         for name in ("size", "overlap", "depth"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not is_whole(value, minimum=0):
                 raise ContextGridError(f"{label}: {name} must be a whole number, 0 or more, got {value!r}")
         if self.depth < 1 or self.size < 1:
             raise ContextGridError(f"{label}: size and depth must be at least 1")

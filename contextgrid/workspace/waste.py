@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import MissingWorkspaceInputError
 from contextgrid.evidence.run_waste import question_waste
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ __all__ = ["configuration_waste", "workspace_waste"]
 def _require_waste_inputs(workspace: Workspace, function: str) -> None:
     missing = workspace.missing_evidence()
     if missing:
-        raise ContextGridError(
+        raise MissingWorkspaceInputError(
             f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; measuring context waste "
             "needs documents, questions and chunks in the workspace (a sweep writes all three)"
         )
