@@ -32,6 +32,7 @@ from numbers import Real
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.core.text import words

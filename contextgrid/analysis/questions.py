@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
 from contextgrid.core.checks import TIE_TOLERANCE, check_k
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Chunk
