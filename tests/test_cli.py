@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from commandline import run_main
+from plugins import BrokenMetric
 
 import contextgrid as cg
 from contextgrid.cli.main import main as run_cli
@@ -276,12 +277,6 @@ def test_nothing_to_score_warns_and_prints_an_empty_grid(files: Path, capsys: py
 def test_a_metric_that_raises_is_reported_on_stderr_and_left_out(
     files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class BrokenMetric:
-        name = "broken"
-        version = "1"
-
-        def evaluate(self, judgements: object, ranked: object, k: int) -> float:
-            raise RuntimeError("oops")
 
     cg.METRICS.register("broken")(BrokenMetric)
     status, out, err = run_main(capsys, "evaluate", "qrels.trec", "a.trec", "--metrics", "recall,broken", "--k", "3")

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from plugins import BrokenMetric
 
 import contextgrid as cg
 
@@ -214,15 +215,6 @@ class CountingMetric:
     def evaluate(self, judgements: Mapping[str, int], ranked: Sequence[str], k: int) -> float:
         CountingMetric.calls.append(k)
         return 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class BrokenMetric:
-    name: ClassVar[str] = "broken"
-    version: ClassVar[str] = "1"
-
-    def evaluate(self, judgements: Mapping[str, int], ranked: Sequence[str], k: int) -> float:
-        raise RuntimeError("oops")
 
 
 def test_an_unknown_metric_name_is_refused_before_anything_is_scored() -> None:

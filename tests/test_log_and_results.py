@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pytest
+from plugins import BrokenMetric
 
 import contextgrid as cg
 from contextgrid.core.errors import ContextGridError
@@ -64,13 +63,6 @@ def test_warning_logs_do_not_share_entries() -> None:
 
 
 def test_a_broken_metric_is_left_out_and_logged_as_the_spec_prints_it(capsys: pytest.CaptureFixture[str]) -> None:
-    @dataclass(frozen=True, slots=True)
-    class BrokenMetric:
-        name: ClassVar[str] = "broken"
-        version: ClassVar[str] = "1"
-
-        def evaluate(self, judgements: Mapping[str, int], ranked: Sequence[str], k: int) -> float:
-            raise RuntimeError("oops")
 
     cg.METRICS.register("broken")(BrokenMetric)
     qrels = {"q1": {"c1": 2, "c2": 1, "c3": 0}, "q2": {"c4": 2}}

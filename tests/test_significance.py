@@ -32,6 +32,7 @@ from contextgrid.significance import (
     compare_pair,
     correct_p_values,
 )
+from contextgrid.significance.comparisons import COMPARISON_COLUMNS
 from contextgrid.significance.resampling import GATHERED_PAIRS, bootstrap_mean_differences
 
 TESTS = ("permutation", "ttest", "wilcoxon")
@@ -323,20 +324,8 @@ def test_the_table_marks_significant_wins_and_losses() -> None:
 
     frame = table.to_dataframe()
     assert list(frame.index) == ["bm25", "dense", "tiny", "same"]
-    assert list(frame.columns) == [
-        "mean",
-        "difference",
-        "ci_low",
-        "ci_high",
-        "p_value",
-        "p_adjusted",
-        "effect_size",
-        "wins",
-        "ties",
-        "losses",
-        "marker",
-        "verdict",
-    ]
+    assert frame.index.name == COMPARISON_COLUMNS[0]
+    assert list(frame.columns) == list(COMPARISON_COLUMNS[1:])
     assert frame.loc["bm25", "verdict"] == "baseline"
     assert pd.isna(frame.loc["bm25", "p_value"])
     assert list(frame["marker"]) == ["", "▲", "▼", ""]

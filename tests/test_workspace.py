@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plugins import BrokenMetric
 
 import contextgrid as cg
 import contextgrid.io
@@ -217,13 +218,6 @@ def test_per_query_is_question_by_configuration(tiny: Path) -> None:
 
 
 def test_a_metric_that_raises_is_absent_and_logged_for_each_configuration(tiny: Path) -> None:
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class BrokenMetric:
-        name = "broken"
-        version = "1"
-
-        def evaluate(self, judgements: object, ranked: object, k: int) -> float:
-            raise RuntimeError("oops")
 
     cg.METRICS.register("broken")(BrokenMetric)
     log = cg.WarningLog()

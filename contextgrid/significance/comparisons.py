@@ -15,7 +15,7 @@ from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ComparisonTable", "PairedComparison", "PairwiseComparisons"]
+__all__ = ["COMPARISON_COLUMNS", "ComparisonTable", "PairedComparison", "PairwiseComparisons"]
 
 BETTER, WORSE = "▲", "▼"
 
@@ -288,7 +288,7 @@ class ComparisonTable:
                     verdict=comparison.verdict,
                 )
             rows.append(row)
-        frame = pd.DataFrame(rows, columns=_TABLE_COLUMNS)
+        frame = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
         for name in ("difference", "ci_low", "ci_high", "p_value", "p_adjusted", "effect_size"):
             frame[name] = frame[name].astype("float64")
         for name in ("wins", "ties", "losses"):
@@ -339,7 +339,7 @@ class ComparisonTable:
         return "\n".join(lines)
 
 
-_TABLE_COLUMNS = [
+COMPARISON_COLUMNS = (
     "config",
     "mean",
     "difference",
@@ -353,7 +353,8 @@ _TABLE_COLUMNS = [
     "losses",
     "marker",
     "verdict",
-]
+)
+"""The columns of :meth:`ComparisonTable.to_frame`, ``config`` becoming its index."""
 
 
 @dataclass(frozen=True, slots=True)
