@@ -36,14 +36,9 @@ from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io import write_qrels, write_run
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# The browser flags are the browser tests' own: one list, so the bench drives Chromium exactly as the tests do.
+sys.path.insert(0, str(ROOT / "tests"))
+from browsing import CHROMIUM_ARGS  # type: ignore[import-not-found]  # noqa: E402
 
 
 def make_workspace(folder: Path, configs: int, questions: int, depth: int, seed: int = 7) -> None:
