@@ -172,6 +172,23 @@ def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the ret
     return figure
 
 
+def _share_heatmap(z: Any, x: list[str], rows: list[object], hover: Any, template: str) -> Any:
+    """A heatmap of shares of the gold (0 to 1, one colour scale for every such view), rows named escaped."""
+    import plotly.graph_objects as go
+
+    return go.Heatmap(
+        z=z,
+        x=x,
+        y=_escaped(rows),
+        customdata=hover,
+        colorscale=_SCALE,
+        zmin=0.0,
+        zmax=1.0,
+        colorbar={"title": "share of gold"},
+        hovertemplate=template,
+    )
+
+
 def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | None = None, config: str = "") -> Any:
     """Question × rank: the fraction of each question's gold evidence the chunk at that rank holds.
 
@@ -196,16 +213,12 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
         for q in matrix.index
     ]
     figure = go.Figure(
-        go.Heatmap(
-            z=matrix.to_numpy(dtype=float),
-            x=[f"#{rank}" for rank in matrix.columns],
-            y=_escaped(list(matrix.index)),
-            customdata=hover,
-            colorscale=_SCALE,
-            zmin=0.0,
-            zmax=1.0,
-            colorbar={"title": "share of gold"},
-            hovertemplate="%{y} rank %{x}: %{z:.0%} of the gold<br>%{customdata}<extra></extra>",
+        _share_heatmap(
+            matrix.to_numpy(dtype=float),
+            [f"#{rank}" for rank in matrix.columns],
+            list(matrix.index),
+            hover,
+            "%{y} rank %{x}: %{z:.0%} of the gold<br>%{customdata}<extra></extra>",
         )
     )
     suffix = f" ({html.escape(config)})" if config else ""
@@ -236,18 +249,13 @@ def configuration_heatmap(matrix: pd.DataFrame, k: int, *, best_chunk: pd.DataFr
     )
     hover = [[("–" if np.isnan(b) else f"{b:.0%}") for b in row] for row in best]
     figure = go.Figure(
-        go.Heatmap(
-            z=values,
-            x=_escaped(list(matrix.columns)),
-            y=_escaped(list(matrix.index)),
-            customdata=hover,
-            colorscale=_SCALE,
-            zmin=0.0,
-            zmax=1.0,
-            colorbar={"title": "share of gold"},
-            hovertemplate="%{y}<br>%{x}: top "
-            + str(k)
-            + " hold %{z:.0%} of the gold<br>best single chunk: %{customdata}<extra></extra>",
+        _share_heatmap(
+            values,
+            _escaped(list(matrix.columns)),
+            list(matrix.index),
+            hover,
+            f"%{{y}}<br>%{{x}}: top {k} hold %{{z:.0%}} of the gold"
+            "<br>best single chunk: %{customdata}<extra></extra>",
         )
     )
     figure.update_layout(
