@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ from contextgrid.significance import (
 from contextgrid.significance.comparisons import COMPARISON_COLUMNS
 from contextgrid.significance.resampling import GATHERED_PAIRS, bootstrap_mean_differences
 
+HANDMADE_WORKSPACE = Path(__file__).resolve().parent.parent / "sample_data" / "handmade"
 TESTS = ("permutation", "ttest", "wilcoxon")
 
 
@@ -434,3 +436,17 @@ def test_the_bootstrap_gives_the_same_means_whichever_way_it_sums() -> None:
     counted = bootstrap_mean_differences(scores, *many, n_resamples=3_000, rng=np.random.default_rng(9))
     np.testing.assert_allclose(summed, counted[:, :2], rtol=0, atol=1e-12)
     assert not np.array_equal(summed[:, 0], summed[:, 1])
+
+
+def test_a_per_question_frame_is_taken_as_it_is() -> None:
+    workspace = cg.load_workspace(HANDMADE_WORKSPACE)
+    frame = workspace.per_query("ndcg", 5)
+    as_dicts = {name: {str(q): float(v) for q, v in frame[name].items()} for name in frame.columns}
+    options = {"baseline": workspace.names[0], "metric": "ndcg@5", "n_resamples": 500, "seed": 3}
+    assert compare_configurations(frame, **options) == compare_configurations(as_dicts, **options)
+    gap = frame.copy()
+    gap.iloc[1, 2] = np.nan
+    with pytest.raises(QuestionMismatchError, match=f"configuration '{frame.columns[2]}' scores no value for 1"):
+        compare_configurations(gap, **options)
+    with pytest.raises(InvalidParameterError, match="a frame with at least two configurations"):
+        compare_configurations(frame.iloc[:, :1], **options)

@@ -6,13 +6,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from contextgrid.core.errors import ContextGridError, QuestionMismatchError, parameter_error
 
-__all__ = ["AlignedScores", "align_scores", "describe_ids"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+PerQuestion: TypeAlias = "Mapping[str, Mapping[str, float]] | pd.DataFrame"
+"""Per-question scores of several configurations: ``{config: {question_id: score}}``, or a frame of questions
+(index) by configurations (columns), as :meth:`~contextgrid.workspace.model.Workspace.per_query` returns it."""
+
+__all__ = ["AlignedScores", "PerQuestion", "align_scores", "describe_ids"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -74,8 +82,37 @@ def _column(name: str, scores: Mapping[str, float], ids: Sequence[str], function
     )
 
 
-def align_scores(per_query_by_config: Mapping[str, Mapping[str, float]], *, function: str) -> AlignedScores:
+def _from_frame(frame: pd.DataFrame, function: str) -> AlignedScores:
+    """A frame's columns as they are: one row of scores per configuration, on the frame's question order."""
+    names = [str(name) for name in frame.columns]
+    if len(names) < 2:
+        raise parameter_error(function, "per_query_by_config", "a frame with at least two configurations", names)
+    if frame.empty:
+        raise ContextGridError(f"{function}: the frame scores no questions; there is nothing to compare")
+    values = frame.to_numpy(dtype=np.float64, na_value=np.nan).T
+    unscored = np.isnan(values)
+    if unscored.any():
+        row = int(np.flatnonzero(unscored.any(axis=1))[0])
+        missing = [str(q) for q, gap in zip(frame.index, unscored[row], strict=True) if gap]
+        raise QuestionMismatchError(
+            f"{function}: configuration {names[row]!r} scores no value for {len(missing)} question(s) "
+            f"({describe_ids(missing)}), and a paired test lines every configuration up by question id. Score "
+            "every configuration on the same qrels, or choose the questions they all score (frame.dropna())."
+        )
+    if not np.isfinite(values).all():
+        row, column = (int(axis[0]) for axis in np.nonzero(~np.isfinite(values)))
+        raise ContextGridError(
+            f"{function}: the score of configuration {names[row]!r} for question {frame.index[column]!r} must be a "
+            f"finite number, got {values[row, column]!r}"
+        )
+    return AlignedScores(tuple(names), tuple(map(str, frame.index)), values)
+
+
+def align_scores(per_query_by_config: PerQuestion, *, function: str) -> AlignedScores:
     """Line every configuration's ``{question_id: score}`` up on the first one's question order.
+
+    A frame (questions by configurations) is taken as it is; a missing score in it is refused like a question
+    one configuration does not score.
 
     All configurations must cover exactly the same question ids: a paired test
     compares each question with itself, and a question scored by one side only
@@ -91,6 +128,10 @@ def align_scores(per_query_by_config: Mapping[str, Mapping[str, float]], *, func
     ...
     contextgrid.core.errors.QuestionMismatchError: f: configurations 'a' and 'b' must score the same questions, ...
     """
+    import pandas as pd
+
+    if isinstance(per_query_by_config, pd.DataFrame):
+        return _from_frame(per_query_by_config, function)
     if not isinstance(per_query_by_config, Mapping):
         expected = "a mapping of configuration name to {question_id: score}"
         raise parameter_error(function, "per_query_by_config", expected, type(per_query_by_config).__name__)

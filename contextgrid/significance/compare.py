@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from contextgrid.core.checks import TIE_TOLERANCE, check_fraction, check_int, is_whole
 from contextgrid.core.errors import parameter_error
-from contextgrid.significance.alignment import AlignedScores, align_scores
+from contextgrid.significance.alignment import AlignedScores, PerQuestion, align_scores
 from contextgrid.significance.comparisons import (
     ComparisonTable,
     PairedComparison,
@@ -210,7 +210,7 @@ def compare_pair(
 
 
 def compare_all_pairs(
-    per_query_by_config: Mapping[str, Mapping[str, float]],
+    per_query_by_config: PerQuestion,
     *,
     test: str = "permutation",
     correction: str = "holm",
@@ -261,7 +261,7 @@ def compare_all_pairs(
 
 
 def compare_configurations(
-    per_query_by_config: Mapping[str, Mapping[str, float]],
+    per_query_by_config: PerQuestion,
     *,
     baseline: str,
     metric: str | None = None,
@@ -278,9 +278,10 @@ def compare_configurations(
 
     Parameters
     ----------
-    per_query_by_config : mapping
+    per_query_by_config : mapping or DataFrame
         ``{config_name: {question_id: score}}``: one :func:`contextgrid.per_query`
-        result per configuration, all on the same question ids.
+        result per configuration, all on the same question ids; or a frame of
+        questions by configurations (``Workspace.per_query``), taken as it is.
     baseline : str
         The configuration everything else is compared with.
     metric : str, optional
