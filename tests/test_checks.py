@@ -64,10 +64,10 @@ def test_a_k_below_one_is_an_invalid_parameter_with_the_metrics_pages_words(k: i
 def test_distinct_ids_pass_and_every_repeated_one_is_named(ids: list[str]) -> None:
     repeated = sorted({value for value in ids if ids.count(value) > 1})
     if not repeated:
-        check_distinct(ids, function="f", what="chunk")
+        check_distinct(ids, function="f", what="chunk ids")
         return
-    with pytest.raises(cg.ContextGridError) as caught:
-        check_distinct(ids, function="f", what="chunk", given="chunks")
+    with pytest.raises(cg.InvalidParameterError) as caught:
+        check_distinct(ids, function="f", what="chunk ids", given="chunks")
     message = str(caught.value)
     assert message.startswith("f: chunk ids must be distinct, repeated: ")
     for value in repeated:

@@ -359,3 +359,25 @@ def test_answer_record_refuses_a_source_that_is_not_a_source_line() -> None:
 
     with refused("source must be a SourceLine or None, got ('answers.jsonl', 3)"):
         AnswerRecord("q1", cg.Answer("x"), source=("answers.jsonl", 3))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: cg.Span("d", -1, 4), "Span('d', -1, 4): start must be 0 or more"),
+        (lambda: cg.GoldSpan(cg.Span("d", 0, 1), grade=True), "grade must be an int, 0 or more"),
+        (
+            lambda: cg.Chunk("c1", cg.Span("d", 0, 1), 5),
+            "Chunk(id='c1', span=Span(doc_id='d', start=0, end=1)): text must be a str, got int",
+        ),
+        (
+            lambda: cg.EvalItem("q1", "?", gold=["abc"]),
+            "EvalItem(id='q1'): gold[0] must be of type GoldSpan, got 'abc'",
+        ),
+    ],
+)
+def test_a_bad_field_is_an_invalid_parameter_of_the_record(make: Any, message: str) -> None:
+    with pytest.raises(cg.InvalidParameterError) as caught:
+        make()
+    assert message in str(caught.value)
+    assert isinstance(caught.value, ValueError)

@@ -364,8 +364,12 @@ def test_no_manifest_or_no_folder_is_an_input_file_error(tmp_path: Path) -> None
 
 def test_a_workspace_needs_distinct_configuration_names_when_built_directly() -> None:
     config = Configuration("a", {}, run=Path("r"), qrels=Path("q"))
-    with pytest.raises(ContextGridError, match="repeated"):
+    with pytest.raises(cg.InvalidParameterError) as caught:
         Workspace("w", Path("."), (config, config))
+    assert (
+        str(caught.value)
+        == "Workspace('w'): configuration names must be distinct, repeated: 'a' (configs[0] and configs[1])"
+    )
     with pytest.raises(ContextGridError, match="at least one configuration"):
         Workspace("w", Path("."), ())
 
@@ -592,3 +596,25 @@ def test_the_ranked_grade_matrix_is_built_once_twenty_deep_and_shared_read_only(
     np.testing.assert_array_equal(deep.gains, ranked_grades_from_tables(qrels, run, 30).gains)
     with pytest.raises(ContextGridError, match="at least 1"):
         workspace.ranked_grades(name, 0)
+
+
+def test_a_name_the_workspace_lacks_is_an_unknown_configuration_naming_those_it_has() -> None:
+    configs = tuple(Configuration(name, {}, run=Path("r"), qrels=Path("q")) for name in ("bm25", "dense"))
+    workspace = Workspace("w", Path("."), configs)
+    with pytest.raises(cg.UnknownConfigurationError) as caught:
+        workspace.run("hybrid")
+    assert str(caught.value) == "workspace 'w' has no configuration named 'hybrid'. Available: bm25, dense"
+    assert not isinstance(caught.value, (cg.MissingWorkspaceInputError, cg.InvalidParameterError))
+
+
+def test_an_input_the_manifest_does_not_name_is_a_missing_workspace_input() -> None:
+    workspace = Workspace("w", Path("."), (Configuration("bm25", {}, run=Path("r"), qrels=Path("q")),))
+    with pytest.raises(cg.MissingWorkspaceInputError) as caught:
+        _ = workspace.resolved
+    assert str(caught.value) == (
+        "workspace 'w' names no questions (in its contextgrid.toml, or questions= of workspace_from_files)"
+    )
+    with pytest.raises(cg.MissingWorkspaceInputError) as caught:
+        workspace.chunks("bm25")
+    assert str(caught.value) == "configuration 'bm25' of workspace 'w' names no chunks file"
+    assert not isinstance(caught.value, cg.UnknownConfigurationError)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import TypeGuard
 
-from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
+from contextgrid.core.errors import InvalidParameterError, parameter_error
 
 __all__ = [
     "TIE_TOLERANCE",
@@ -59,15 +59,18 @@ def is_fraction(value: object, *, low_open: bool = False, high_open: bool = Fals
 def require(condition: bool, record: str, message: str) -> None:
     """Refuse a record's field: ``record`` names the record (with its id), ``message`` the field and the value.
 
+    A bad field is a bad argument of the record's constructor, so the error is an :class:`InvalidParameterError`,
+    as for a function's parameter; only the wording differs (attrs', naming the record, not sklearn's).
+
     Examples
     --------
     >>> require(False, "Span('a.md')", "start must be 0 or more, got -1")
     Traceback (most recent call last):
     ...
-    contextgrid.core.errors.ContextGridError: Span('a.md'): start must be 0 or more, got -1
+    contextgrid.core.errors.InvalidParameterError: Span('a.md'): start must be 0 or more, got -1
     """
     if not condition:
-        raise ContextGridError(f"{record}: {message}")
+        raise InvalidParameterError(f"{record}: {message}")
 
 
 def check_int(value: object, *, function: str, parameter: str, minimum: int | None = None) -> int:
@@ -145,12 +148,15 @@ def check_ks(ks: object, *, function: str) -> tuple[int, ...]:
 def check_distinct(ids: Iterable[str], *, function: str, what: str, given: str = "ids") -> None:
     """Refuse ids given more than once, naming them (sorted) and where each first repeats in ``given``.
 
+    ``what`` says what the ids are (``"chunk ids"``, ``"configuration names"``). A repeat is a bad argument, so
+    the error is an :class:`InvalidParameterError`; callers that own a leaf error for it re-raise that.
+
     Examples
     --------
-    >>> check_distinct(["c1", "c2", "c1"], function="SpanResolver.qrels", what="chunk", given="chunks")
+    >>> check_distinct(["c1", "c2", "c1"], function="SpanResolver.qrels", what="chunk ids", given="chunks")
     Traceback (most recent call last):
     ...
-    contextgrid.core.errors.ContextGridError: SpanResolver.qrels: chunk ids must be distinct, repeated: 'c1'
+    contextgrid.core.errors.InvalidParameterError: SpanResolver.qrels: chunk ids must be distinct, repeated: 'c1'
     (chunks[0] and chunks[2])
     """
     first: dict[str, int] = {}
@@ -161,4 +167,4 @@ def check_distinct(ids: Iterable[str], *, function: str, what: str, given: str =
             repeats.setdefault(value, (earlier, position))
     if repeats:
         shown = ", ".join(f"{value!r} ({given}[{a}] and {given}[{b}])" for value, (a, b) in sorted(repeats.items()))
-        raise ContextGridError(f"{function}: {what} ids must be distinct, repeated: {shown}")
+        raise InvalidParameterError(f"{function}: {what} must be distinct, repeated: {shown}")

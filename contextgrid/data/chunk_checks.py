@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from contextgrid.core.checks import check_distinct
-from contextgrid.core.errors import ContextGridError, DuplicateChunkError, parameter_error
+from contextgrid.core.errors import DuplicateChunkError, InvalidParameterError, parameter_error
 from contextgrid.data.records import Chunk
 
 __all__ = ["checked_chunks"]
@@ -40,7 +40,7 @@ def checked_chunks(chunks: object, *, function: str, nonempty: bool = False, hin
         if not isinstance(chunk, Chunk):
             raise parameter_error(function, f"chunks[{position}]", "a Chunk", chunk)
     try:
-        check_distinct((chunk.id for chunk in given), function=function, what="chunk", given="chunks")
-    except ContextGridError as error:
+        check_distinct((chunk.id for chunk in given), function=function, what="chunk ids", given="chunks")
+    except InvalidParameterError as error:
         raise DuplicateChunkError(f"{error}{'; ' + hint if hint else ''}") from None
     return given

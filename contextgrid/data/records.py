@@ -14,7 +14,7 @@ from numbers import Integral
 from typing import Any
 
 from contextgrid.core.checks import is_fraction, is_whole, require
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import InvalidParameterError
 from contextgrid.data.provenance import SourceLine
 
 __all__ = [
@@ -36,7 +36,7 @@ def _kind_name(kind: type) -> str:
 
 def _tuple_of(record: str, name: str, values: Iterable[Any], kind: type) -> tuple[Any, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ContextGridError(f"{record}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
+        raise InvalidParameterError(f"{record}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
     items = tuple(values)
     for position, item in enumerate(items):
         require(
@@ -60,7 +60,7 @@ class Span:
     >>> Span("refund.md", 5, 3)
     Traceback (most recent call last):
     ...
-    contextgrid.core.errors.ContextGridError: Span('refund.md', 5, 3): end must not be before start
+    contextgrid.core.errors.InvalidParameterError: Span('refund.md', 5, 3): end must not be before start
     """
 
     doc_id: str

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from numbers import Integral, Real
+from numbers import Real
 from typing import IO, Any, ClassVar
 
+from contextgrid.core.checks import is_whole
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io.files import Source
 from contextgrid.io.formats import FORMATS
@@ -60,7 +61,7 @@ def _check_line(source: Source, number: int, line: str, value: dict[str, Any], t
             wanted = "text"
         else:
             whole = pa.types.is_integer(kind)
-            fits = isinstance(item, Integral if whole else Real) and not isinstance(item, bool)
+            fits = is_whole(item) if whole else isinstance(item, Real) and not isinstance(item, bool)
             wanted = "a whole number" if whole else "a number"
         if not fits:
             raise source.error(number, line, f"expected {name!r} to be {wanted}, got {json.dumps(item)}")

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from contextgrid.core.checks import check_k, check_ks
+from contextgrid.core.checks import check_distinct, check_k, check_ks
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, UnknownConfigurationError
 from contextgrid.core.log import LogEntry, WarningLog
 from contextgrid.data.records import AnswerRecord, Chunk, EvalItem
@@ -75,11 +75,7 @@ class Workspace:
         names = [config.name for config in self.configs]
         if not names:
             raise ContextGridError(f"Workspace({self.name!r}): a workspace needs at least one configuration")
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            raise ContextGridError(
-                f"Workspace({self.name!r}): configuration names must be unique, repeated: {repeated}"
-            )
+        check_distinct(names, function=f"Workspace({self.name!r})", what="configuration names", given="configs")
 
     def _load(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
         """``build()``, once per ``key``; callers asking for a key being built wait for it."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from contextgrid.chunking import get_chunker
-from contextgrid.core.checks import is_whole
+from contextgrid.core.checks import check_distinct, is_whole
 from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, EvalItem
@@ -218,8 +218,7 @@ def sweep(
             "use dense, dense_int8 or hybrid"
         )
     embedder_name = None if embedder is None else _qualified_name(embedder)
-    if len(set(names)) != len(names):
-        raise ContextGridError(f"sweep: configuration names must be distinct, got {names}")
+    check_distinct(names, function="sweep", what="configuration names", given="configs")
     if not configs:
         raise ContextGridError("sweep: give at least one configuration")
     folder = Path(root)
