@@ -11,10 +11,12 @@ from contextgrid.core.errors import (
     InputFileError,
     InvalidParameterError,
     MissingWorkspaceInputError,
+    NameTakenError,
     OutputExistsError,
     QuestionMismatchError,
     UnknownConfigurationError,
     UnknownPluginError,
+    UnknownScoreError,
 )
 from contextgrid.core.log import LogEntry, Severity, WarningLog
 from contextgrid.data.records import (
@@ -94,6 +96,7 @@ __all__ = [
     "LogEntry",
     "Metric",
     "MissingWorkspaceInputError",
+    "NameTakenError",
     "OutputExistsError",
     "PairedComparison",
     "PairwiseComparisons",
@@ -108,6 +111,7 @@ __all__ = [
     "SpanResolver",
     "UnknownConfigurationError",
     "UnknownPluginError",
+    "UnknownScoreError",
     "WarningLog",
     "Workspace",
     "WorkspaceResults",

@@ -8,11 +8,13 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import contextgrid as cg
+from contextgrid.analysis.grid import metric_curves
 from contextgrid.core.checks import check_distinct, check_fraction, check_int, check_k, is_fraction, is_whole
 from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.index import BM25Index
@@ -119,3 +121,24 @@ def test_a_workspace_without_an_input_says_which(tmp_path: Path) -> None:
             call()
     assert issubclass(cg.MissingWorkspaceInputError, ValueError)
     assert issubclass(cg.UnknownConfigurationError, cg.ContextGridError)
+
+
+def test_a_taken_name_is_its_own_error_wherever_names_are_registered() -> None:
+    from contextgrid.cli.commands import COMMANDS, register_command
+    from contextgrid.cli.tables import FORMATS, register_format
+
+    taken = next(iter(FORMATS))
+    with pytest.raises(cg.NameTakenError) as caught:
+        register_format(taken)(FORMATS[taken])
+    assert str(caught.value) == f"an output format named {taken!r} is already registered"
+    command = next(iter(COMMANDS.values()))
+    with pytest.raises(cg.NameTakenError) as caught:
+        register_command(command)
+    assert str(caught.value) == f"a subcommand named {command.name!r} is already registered"
+
+
+def test_a_score_that_was_not_computed_is_its_own_error() -> None:
+    grid = pd.DataFrame({"recall@1": [0.25]}, index=["bm25"])
+    with pytest.raises(cg.UnknownScoreError) as caught:
+        metric_curves(grid, "ndcg")
+    assert str(caught.value) == "the grid has no 'ndcg' columns. Available metrics: recall"

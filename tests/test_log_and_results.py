@@ -96,7 +96,7 @@ def test_run_result_has_and_getitem() -> None:
 
 def test_a_missing_score_names_the_configuration_and_what_was_scored() -> None:
     result = cg.RunResult("bm25-512", {"recall@5": 0.5, "ndcg@5": 0.25})
-    with pytest.raises(ContextGridError) as caught:
+    with pytest.raises(cg.UnknownScoreError) as caught:
         result["broken@5"]
     assert isinstance(caught.value, ValueError)
     message = str(caught.value)

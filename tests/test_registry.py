@@ -87,7 +87,7 @@ def test_malformed_names_are_refused_before_any_class_is_seen(registry: Registry
 
 def test_an_unrelated_class_under_a_taken_name_is_refused(registry: Registry[type]) -> None:
     first = registry.register("mine")(make_plugin())
-    with pytest.raises(ContextGridError, match=r"a metric named 'mine' is already registered .*replace=True"):
+    with pytest.raises(cg.NameTakenError, match=r"a metric named 'mine' is already registered .*replace=True"):
         registry.register("mine")(Unrelated)
     assert registry.get("mine") is first
 

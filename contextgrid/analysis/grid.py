@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, UnknownScoreError
 
 __all__ = ["best_per_column", "metric_curves", "parameter_columns", "pivot_grid", "score_columns"]
 
@@ -90,7 +90,7 @@ def metric_curves(grid: pd.DataFrame, metric: str) -> pd.DataFrame:
             ks.append((int(match["k"]), column))
     if not ks:
         available = sorted({label.split("@")[0] for label in score_columns(grid)})
-        raise ContextGridError(f"the grid has no {metric!r} columns. Available metrics: {', '.join(available)}")
+        raise UnknownScoreError(f"the grid has no {metric!r} columns. Available metrics: {', '.join(available)}")
     ks.sort()
     curves = grid[[column for _, column in ks]].copy()
     curves.columns = pd.Index([k for k, _ in ks], name="k")

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import NameTakenError
 
 __all__ = ["COMMANDS", "Subcommand", "register_command"]
 
@@ -28,6 +28,6 @@ COMMANDS: dict[str, Subcommand] = {}
 def register_command(command: Subcommand) -> Subcommand:
     """Add ``command`` to :data:`COMMANDS`; a taken name is refused."""
     if command.name in COMMANDS:
-        raise ContextGridError(f"a subcommand named {command.name!r} is already registered")
+        raise NameTakenError(f"a subcommand named {command.name!r} is already registered")
     COMMANDS[command.name] = command
     return command

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, NameTakenError
 
 __all__ = ["FORMATS", "Formatter", "ScoreTable", "register_format"]
 
@@ -59,7 +59,7 @@ def register_format(name: str) -> Callable[[Formatter], Formatter]:
 
     def decorator(formatter: Formatter) -> Formatter:
         if name in FORMATS:
-            raise ContextGridError(f"an output format named {name!r} is already registered")
+            raise NameTakenError(f"an output format named {name!r} is already registered")
         FORMATS[name] = formatter
         return formatter
 

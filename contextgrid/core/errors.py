@@ -12,10 +12,13 @@ __all__ = [
     "InputFileError",
     "InvalidParameterError",
     "MissingWorkspaceInputError",
+    "NameTakenError",
+    "OutputExistsError",
     "QuestionMismatchError",
     "RowError",
     "UnknownConfigurationError",
     "UnknownPluginError",
+    "UnknownScoreError",
 ]
 
 
@@ -34,12 +37,27 @@ class UnknownPluginError(ContextGridError):
     """A registry was asked for a name nobody registered."""
 
 
+class NameTakenError(ContextGridError):
+    """A plugin, an output format or a subcommand is being registered under a name another one already holds.
+
+    A plugin module imported twice (a notebook re-running its cell) can catch it, or pass ``replace=True``
+    where the registry takes it.
+    """
+
+
 class DuplicateChunkError(ContextGridError):
     """Chunk ids that must be distinct repeat: in a ranking about to be scored, or in a set of chunks."""
 
 
 class UnknownConfigurationError(ContextGridError):
     """A workspace, or its results, was asked for a configuration it does not have; the message lists those it has."""
+
+
+class UnknownScoreError(ContextGridError):
+    """A ``metric@k`` score was asked for that was not computed: not asked for, or its metric raised.
+
+    A table or a page shows it as a gap; any other error is a real failure.
+    """
 
 
 class MissingWorkspaceInputError(ContextGridError):

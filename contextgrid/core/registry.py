@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from contextgrid.core.errors import ContextGridError, UnknownPluginError
+from contextgrid.core.errors import ContextGridError, NameTakenError, UnknownPluginError
 
 __all__ = ["Registry"]
 
@@ -47,7 +47,7 @@ class Registry(Generic[T]):
                 cls.__qualname__,
             )
             if current is not None and current is not cls and not redefined and not replace:
-                raise ContextGridError(
+                raise NameTakenError(
                     f"a {self._kind} named {name!r} is already registered "
                     f"({current.__module__}.{current.__qualname__}); pass replace=True to replace it"
                 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, UnknownScoreError
 from contextgrid.core.frozenmap import FrozenMap
 from contextgrid.core.log import LogEntry
 
@@ -51,7 +51,7 @@ class RunResult:
 
     def __getitem__(self, name: str) -> float:
         if name not in self.scores:
-            raise ContextGridError(
+            raise UnknownScoreError(
                 f"configuration {self.config!r} has no score {name!r}: it was not asked for, or its metric "
                 f"raised (see warnings). Scored: {', '.join(self.scores) or 'nothing'}"
             )

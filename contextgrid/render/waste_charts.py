@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import UnknownScoreError
 from contextgrid.data.records import Span
 from contextgrid.render.document import SPAN_CLASSES
 from contextgrid.render.span_bars import span_bars
@@ -293,7 +293,7 @@ def precision_recall_chart(summary: pd.DataFrame, k: int) -> Spec:
     precision (y) against chunk-level ``recall@k`` (x)."""
     label = f"recall@{k}"
     if label not in summary.columns:
-        raise ContextGridError(f"precision_recall_chart: the summary has no {label!r} column (is it at k={k}?)")
+        raise UnknownScoreError(f"precision_recall_chart: the summary has no {label!r} column (is it at k={k}?)")
     points = [
         {
             "config": str(config),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import UnknownScoreError
 from contextgrid.data.records import Span
 from contextgrid.render.document import SPAN_CLASSES
 from contextgrid.render.span_bars import span_bars
@@ -279,7 +279,7 @@ def precision_recall_plot(summary: pd.DataFrame, k: int) -> Any:
 
     label = f"recall@{k}"
     if label not in summary.columns:
-        raise ContextGridError(f"precision_recall_plot: the summary has no {label!r} column (is it at k={k}?)")
+        raise UnknownScoreError(f"precision_recall_plot: the summary has no {label!r} column (is it at k={k}?)")
     figure = go.Figure()
     for config, row in summary.iterrows():
         figure.add_trace(
