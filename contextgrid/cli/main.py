@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from contextgrid import __version__
-from contextgrid.cli import answers, app, compare, diagnose, evaluate, report, sweep
+from contextgrid.cli import answers, app, compare, diagnose, evaluate, import_chunks, report, sweep
 from contextgrid.cli.commands import COMMANDS, register_command
 from contextgrid.core.errors import ContextGridError
 
@@ -34,6 +34,7 @@ for command in (
     report.COMMAND,
     sweep.COMMAND,
     diagnose.COMMAND,
+    import_chunks.COMMAND,
 ):
     register_command(command)
 

@@ -1,0 +1,69 @@
+"""``contextgrid import langchain|llamaindex|haystack DUMP.json --documents DIR -o OUT``: a framework's chunks as a
+chunks file of a workspace, every offset checked against the documents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from contextgrid.adapters import chunks_from_haystack, chunks_from_langchain, chunks_from_llamaindex
+from contextgrid.cli.commands import Subcommand
+from contextgrid.core.errors import InputFileError
+from contextgrid.core.log import WarningLog
+from contextgrid.data.records import Chunk
+from contextgrid.io import read_documents, write_chunks
+
+__all__ = ["ADAPTERS", "COMMAND"]
+
+Adapter = Callable[..., tuple[Chunk, ...]]
+
+ADAPTERS: dict[str, Adapter] = {
+    "langchain": chunks_from_langchain,
+    "llamaindex": chunks_from_llamaindex,
+    "haystack": chunks_from_haystack,
+}
+"""The frameworks ``contextgrid import`` reads, by name."""
+
+
+def _configure_import(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("framework", choices=tuple(ADAPTERS), help="the framework that wrote DUMP")
+    parser.add_argument(
+        "dump", type=Path, metavar="DUMP.json", help="a JSON list of the framework's chunks (their dumps)"
+    )
+    parser.add_argument("--documents", type=Path, required=True, help="the documents the chunks come from")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the folder to write chunks.jsonl into")
+    parser.add_argument("--force", action="store_true", help="replace OUT/chunks.jsonl if it exists")
+
+
+def _dump(path: Path) -> Sequence[Mapping[str, object]]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise InputFileError(path, error.lineno, None, f"expected a JSON list of chunks ({error.msg})") from None
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise InputFileError(path, None, None, "expected a JSON list of objects, one per chunk")
+    return value
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    texts = read_documents(args.documents)
+    log = WarningLog()
+    chunks = ADAPTERS[args.framework](_dump(args.dump), texts, warnings=log)
+    for entry in log:
+        print(f"contextgrid: warning: {entry}", file=sys.stderr)
+    args.output.mkdir(parents=True, exist_ok=True)
+    target = args.output / "chunks.jsonl"
+    write_chunks(chunks, target, overwrite=args.force)
+    print(f"wrote {len(chunks)} chunks to {target}")
+    return 0
+
+
+COMMAND = Subcommand(
+    "import",
+    "a LangChain, LlamaIndex or Haystack chunk dump as a workspace's chunks file, its offsets checked",
+    _configure_import,
+    _run_import,
+)
