@@ -22,6 +22,12 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from contextgrid import ContextGridError
+from contextgrid.analysis.causes import (
+    cause_counts,
+    cause_transitions,
+    configurations_with,
+    explain_cause,
+)
 from contextgrid.analysis.grid import (
     best_per_column,
     metric_curves,
@@ -32,7 +38,9 @@ from contextgrid.analysis.grid import (
 from contextgrid.analysis.questions import (
     failing_configurations,
     filter_questions,
+    first_relevant_chunk,
     question_changes,
+    question_listing,
     question_scores,
     ranked_list,
     shared_scores,
@@ -248,6 +256,27 @@ def curves(at: Snapshot, metric: str) -> pd.DataFrame:
     return metric_curves(grid(at), metric)
 
 
+# -- why questions fail (pages/overview.py, pages/questions.py, pages/compare.py) -------------------
+
+SPLIT_THRESHOLD = 0.5
+"""The share of the gold one chunk must hold for a question not to be ``split``: the library's default."""
+
+
+@cached(max_entries=16, spinner="Finding why questions fail…")
+def failure_causes(at: Snapshot, k: int, split_threshold: float = SPLIT_THRESHOLD) -> pd.DataFrame:
+    """``failure_causes``: the cause of every question of the questions file under every configuration at
+    ``k``; the workspace must have questions, documents and chunks (see :func:`missing_evidence`)."""
+    from contextgrid.workspace.causes import failure_causes as causes_of
+
+    return causes_of(at.workspace, k=k, split_threshold=split_threshold)
+
+
+@cached(max_entries=16)
+def causes_by_configuration(at: Snapshot, k: int) -> pd.DataFrame:
+    """``cause_counts`` of :func:`failure_causes`: configurations (manifest order) × the six causes."""
+    return cause_counts(failure_causes(at, k))
+
+
 # -- questions (pages/questions.py, pages/compare.py) ----------------------------------------------
 
 
@@ -264,13 +293,55 @@ def question_table(at: Snapshot, config: str, k: int) -> pd.DataFrame:
     return question_scores(ws.qrels(config), ws.run(config), k)
 
 
+def question_texts(source: Source | Snapshot) -> dict[str, str] | None:
+    """Each question's text by id, when the workspace has questions."""
+    ws = _workspace(source)
+    return None if ws.questions_path is None else {entry.id: entry.question for entry in ws.questions}
+
+
+def questions_by_id(source: Source | Snapshot, ids: tuple[str, ...]) -> pd.DataFrame:
+    """``ids`` in order with each question's text (missing without a questions file): a list to read."""
+    texts = question_texts(source) or {}
+    return pd.DataFrame(
+        {"text": pd.array([texts.get(question) for question in ids], dtype="string")},
+        index=pd.Index(list(ids), name="question", dtype=object),
+    )
+
+
+@cached(max_entries=64)
+def question_list(at: Snapshot, config: str, k: int) -> pd.DataFrame:
+    """:func:`question_table` to browse (``question_listing``): the question's text and, when the workspace
+    has what causes need, its cause at ``k`` beside each id; the questions without gold added."""
+    causes = None
+    if not missing_evidence(at):
+        table = failure_causes(at, k)
+        causes = table.loc[table["config"] == config].set_index("question")["cause"]
+    return question_listing(question_table(at, config, k), causes=causes, texts=question_texts(at))
+
+
 @cached(max_entries=64)
 def filtered_questions(
-    at: Snapshot, config: str, k: int, *, label: str, at_most: float, failing_only: bool, contains: str
+    at: Snapshot,
+    config: str,
+    k: int,
+    *,
+    label: str,
+    at_most: float,
+    failing_only: bool,
+    contains: str,
+    causes: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """The rows of :func:`question_table` that pass the filters (see ``filter_questions``)."""
+    """The rows of :func:`question_list` that pass the filters (see ``filter_questions``).
+
+    Every score is at most 1, so ``at_most`` 1 is no filter: it keeps the questions without a score too.
+    """
     return filter_questions(
-        question_table(at, config, k), label=label, at_most=at_most, failing_only=failing_only, contains=contains
+        question_list(at, config, k),
+        label=label if at_most < 1 else None,
+        at_most=at_most,
+        failing_only=failing_only,
+        contains=contains,
+        causes=causes,
     )
 
 
@@ -312,6 +383,35 @@ def documents(source: Source | Snapshot) -> dict[str, str] | None:
     """The workspace's documents, when it has them."""
     ws = _workspace(source)
     return None if ws.documents_path is None else dict(ws.documents)
+
+
+@cached(max_entries=64)
+def explanation(at: Snapshot, config: str, question: str, k: int) -> str | None:
+    """One sentence on what happened to ``question`` under ``config`` at ``k`` (``explain_cause``); ``None``
+    when the workspace lacks what causes need, or the question is not in its questions file."""
+    if missing_evidence(at):
+        return None
+    table = failure_causes(at, k)
+    rows = table.loc[(table["config"] == config) & (table["question"] == question)]
+    if rows.empty:
+        return None
+    ws = at.workspace
+    gold = first_relevant_chunk(ws.qrels(config).get(question, {}), ws.run(config).get(question, ()))
+    return explain_cause(rows.iloc[0], k=k, split_threshold=SPLIT_THRESHOLD, gold_chunk=gold)
+
+
+@cached(max_entries=64)
+def right_elsewhere(at: Snapshot, question: str, k: int, config: str) -> list[str]:
+    """The configurations other than ``config`` under which ``question`` is a ``hit`` at ``k``."""
+    if missing_evidence(at):
+        return []
+    return [name for name in configurations_with(failure_causes(at, k), question) if name != config]
+
+
+@cached(max_entries=64)
+def transitions(at: Snapshot, k: int, before: str, after: str) -> pd.DataFrame:
+    """``cause_transitions`` from ``before`` to ``after`` at ``k``: the changes of cause, largest first."""
+    return cause_transitions(failure_causes(at, k), before, after)
 
 
 @cached(max_entries=64)
@@ -386,8 +486,8 @@ def passages(at: Snapshot, config: str, question: str) -> pd.DataFrame:
 # -- context waste (pages/waste.py) ----------------------------------------------------------------
 
 
-def waste_missing(source: Source | Snapshot) -> tuple[str, ...]:
-    """What the workspace lacks for the waste views (documents, questions, chunks); empty if nothing."""
+def missing_evidence(source: Source | Snapshot) -> tuple[str, ...]:
+    """What the workspace lacks for the waste and cause views (documents, questions, chunks); empty if nothing."""
     return _workspace(source).missing_evidence()
 
 

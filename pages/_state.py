@@ -1,19 +1,36 @@
-"""What the user chose — data source, configuration, metric, k — kept across pages and in the URL.
+"""What the user chose — data source, configuration, metric, k, the filters — kept across pages and in the URL.
 
 Widget state is dropped by Streamlit when a page that drew the widget is left,
 so each choice lives under its own session key, is restored from the query
 string on the first run, and is written back to it on every run: a view can
-be shared as a link.
+be shared as a link. A link's value that the data does not have is reported
+once (:func:`report_unknown`), not silently replaced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import TypeVar
 
 import streamlit as st
 
-PERSISTED = ("source", "workspace", "config", "metric", "k", "question", "configs", "a", "b")
+from contextgrid.render.markup import escape_markdown as md
+
+PERSISTED = (
+    "source",
+    "workspace",
+    "config",
+    "metric",
+    "k",
+    "question",
+    "configs",
+    "a",
+    "b",
+    "cause",
+    "failing",
+    "at_most",
+    "contains",
+)
 
 T = TypeVar("T")
 
@@ -22,16 +39,50 @@ def restore_from_url() -> None:
     """Seed the session from the query string, once per session."""
     if st.session_state.get("_restored"):
         return
+    linked = {}
     for key in PERSISTED:
         if key in st.query_params:
-            st.session_state[key] = st.query_params[key]
+            st.session_state[key] = linked[key] = st.query_params[key]
+    # What the link asked for, so that a page can tell it apart from a choice made since.
+    st.session_state["_linked"] = linked
     st.session_state["_restored"] = True
+
+
+def report_unknown(
+    known: Mapping[str, Container[str]], *, names: Mapping[str, str] | None = None, container: object = st
+) -> None:
+    """Say in one line which values the opening link gave that the data does not have.
+
+    ``known`` maps a key to the values it can take (a list under a key is
+    comma-separated in the link, each part checked); ``names`` words the keys
+    (default: the key). Each key of the link is checked once per session, by
+    the first page that asks: later runs show the choices made since.
+    """
+    linked: dict[str, str] = st.session_state.get("_linked", {})
+    wrong = []
+    for key, options in known.items():
+        value = linked.pop(key, None)
+        if value is None:
+            continue
+        unknown = [part for part in value.split(",") if part and part not in options]
+        wrong += [f"{(names or {}).get(key, key)} {part!r}" for part in unknown]
+    if wrong:
+        container.warning(  # type: ignore[attr-defined]
+            f"The link asks for {md(', '.join(wrong))}, which this data does not have; showing the defaults instead."
+        )
 
 
 def remember(key: str, value: object) -> None:
     """Keep ``value`` for every page and put it in the URL."""
     st.session_state[key] = value
     st.query_params[key] = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
+def change(key: str, value: object) -> None:
+    """Set the choice under ``key`` and the widget that shows it: for a button's ``on_click``, which runs
+    before the widgets are drawn again (a widget's state cannot be set once it is drawn)."""
+    remember(key, value)
+    st.session_state[f"_widget_{key}"] = value
 
 
 def remembered(key: str, options: Container[str]) -> list[str]:
@@ -63,11 +114,53 @@ def choose(
     return chosen
 
 
-def choose_many(label: str, options: Sequence[str], key: str, *, default: Sequence[str]) -> list[str]:
+def choose_many(
+    label: str, options: Sequence[str], key: str, *, default: Sequence[str], container: object = st
+) -> list[str]:
     """A multiselect whose choice persists."""
     stored = st.session_state.get(key)
     remembered = stored.split(",") if isinstance(stored, str) else list(stored or [])
     initial = [option for option in remembered if option in options] or list(default)
-    chosen = st.multiselect(label, options, default=initial, key=f"_widget_{key}")
+    chosen: list[str] = container.multiselect(  # type: ignore[attr-defined]
+        label, options, default=initial, key=f"_widget_{key}"
+    )
+    remember(key, chosen)
+    return chosen
+
+
+def checkbox(label: str, key: str, *, container: object = st, help: str | None = None) -> bool:
+    """A checkbox whose choice persists (``true``/``false`` in the URL); ``help`` as for ``st.checkbox``."""
+    chosen = bool(
+        container.checkbox(  # type: ignore[attr-defined]
+            label, value=str(st.session_state.get(key, "")).lower() == "true", key=f"_widget_{key}", help=help
+        )
+    )
+    remember(key, "true" if chosen else "false")
+    return chosen
+
+
+def slider(
+    label: str, key: str, *, low: float, high: float, default: float, step: float, container: object = st
+) -> float:
+    """A slider over [``low``, ``high``] whose choice persists; a remembered value that is no number in the
+    range falls back to ``default``."""
+    try:
+        value = float(str(st.session_state.get(key, default)))
+    except ValueError:
+        value = default
+    chosen = float(
+        container.slider(  # type: ignore[attr-defined]
+            label, low, high, value if low <= value <= high else default, step, key=f"_widget_{key}"
+        )
+    )
+    remember(key, chosen)
+    return chosen
+
+
+def text_input(label: str, key: str, *, container: object = st) -> str:
+    """A text box whose content persists."""
+    chosen = str(
+        container.text_input(label, value=str(st.session_state.get(key, "")), key=f"_widget_{key}")  # type: ignore[attr-defined]
+    )
     remember(key, chosen)
     return chosen

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from contextgrid.analysis.causes import transition_sentence
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render import interval_chart
 from contextgrid.render.grid_charts import pair_scatter
@@ -53,6 +54,19 @@ if pair_view.open:
         with down:
             st.subheader(f"Where {md(a)} lost most")
             st.dataframe(changes[changes["outcome"] == "loss"].head(10), width="stretch")
+        st.subheader("How the causes move")
+        missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+        if missing:
+            st.caption(
+                "Naming causes needs questions, documents and chunks; the workspace has no "
+                f"{md(', no '.join(missing))}."
+            )
+        else:
+            moves = _data.guard(lambda: _data.transitions(source, k, b, a), source=source)
+            st.markdown(f"From {md(b)} to {md(a)} at k={k}: {md(transition_sentence(moves, limit=4))}")
+            for start, end, count, ids in moves[["from", "to", "count", "questions"]].itertuples(index=False):
+                with st.expander(md(f"{count} from {start} to {end}")):
+                    st.dataframe(_data.questions_by_id(source, ids), width="stretch")
         moved = list(changes[changes["outcome"] != "tie"].index[:20])
         if moved:
             opened = st.selectbox("Open a changed question in the drill-down", moved)

@@ -1,4 +1,5 @@
-"""Overview: the metric@k grid of every configuration, a pivot over two parameters, metric-vs-k curves.
+"""Overview: the metric@k grid of every configuration, a pivot over two parameters, metric-vs-k curves,
+and why questions fail, each bar of which opens the Questions page filtered on it.
 
 Each view is a tab that runs only when it is open (its name is in the URL as
 ``view``), so the page costs one table to draw until a chart is asked for.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.render.cause_figures import cause_bars, selected_bar
 from contextgrid.render.grid_charts import curves_plot, grid_heatmap, pivot_heatmap
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
@@ -25,8 +27,10 @@ if not _data.guard(lambda: _loading.scored(source), source=source):
 grid = _data.guard(lambda: _data.grid(source), source=source)
 pending.empty()
 
-table, heatmap, pivot, curves = st.tabs(
-    ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k"], key="view", bind="query-params"
+table, heatmap, pivot, curves, causes = st.tabs(
+    ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k", "Why questions fail"],
+    key="view",
+    bind="query-params",
 )
 if table.open:
     with table:
@@ -61,3 +65,32 @@ if curves.open:
     with curves:
         curve_metric = st.selectbox("Metric to follow over k", list(BUILTIN_METRICS), index=0)
         st.vega_lite_chart(spec=curves_plot(_data.curves(source, curve_metric), curve_metric), width="stretch")
+if causes.open:
+    with causes:
+        missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+        if missing:
+            st.info(
+                f"Naming why questions fail needs questions, documents and chunks; {md(workspace.name)} has no "
+                f"{md(', no '.join(missing))}."
+            )
+        else:
+            cause_k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+            counts = _data.guard(lambda: _data.causes_by_configuration(source, cause_k), source=source)
+            st.caption(
+                f"Each question of the questions file under each configuration, by the first rule that names its "
+                f"cause at k={cause_k}. Click a bar to list its questions."
+            )
+            event = st.plotly_chart(
+                cause_bars(counts, cause_k), on_select="rerun", selection_mode="points", key="cause_bars"
+            )
+            clicked = selected_bar(event.selection, list(counts.index))
+            if clicked is not None:
+                # The list then holds exactly the bar's questions: the Questions page's other filters are cleared.
+                _state.remember("config", clicked[0])
+                _state.remember("cause", clicked[1])
+                _state.remember("failing", "false")
+                _state.remember("at_most", 1.0)
+                _state.remember("contains", "")
+                # The tab's ``view`` is bound to the URL, which switch_page may not clear: every other choice goes.
+                chosen = {key: value for key, value in st.query_params.to_dict().items() if key != "view"}
+                st.switch_page("pages/questions.py", query_params=chosen)

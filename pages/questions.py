@@ -1,10 +1,17 @@
-"""Questions: per-question scores of one configuration, worst first, and a drill-down into one question."""
+"""Questions: per-question scores and causes of one configuration, worst first, and a drill-down into one
+question that says what happened to it.
+
+Every filter is in the URL, so a shared link reopens the same list; a link naming a configuration, cause or
+question the workspace does not have says so.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from contextgrid.analysis.causes import CAUSES
+from contextgrid.analysis.questions import question_label
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
@@ -15,6 +22,7 @@ st.title("Questions")
 source = _data.chosen_source(__file__)
 
 workspace = _data.guard(lambda: _loading.workspace(source), source=source)
+notice = st.empty()
 left, middle, right = st.columns(3)
 with left:
     config = _state.choose("Configuration", list(workspace.names), "config")
@@ -23,21 +31,50 @@ with middle:
 with right:
     metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
 
-table = _data.guard(lambda: _data.question_table(source, config, k), source=source)
+table = _data.guard(lambda: _data.question_list(source, config, k), source=source)
 label = f"{metric}@{k}"
+has_causes = "cause" in table.columns
+_state.report_unknown(
+    {
+        "config": workspace.names,
+        "k": {str(value) for value in DEFAULT_KS},
+        "metric": BUILTIN_METRICS,
+        "cause": CAUSES if has_causes else (),
+        "question": table.index,
+    },
+    names={"config": "configuration", "k": "k", "metric": "metric", "cause": "cause", "question": "question"},
+    container=notice,
+)
 
-filters = st.columns(3)
-failing_only = filters[0].checkbox(f"Only failing at k={k} (no relevant chunk in the top {k})")
-threshold = filters[1].slider(f"{label} at most", 0.0, 1.0, 1.0, 0.05)
-search = filters[2].text_input("Question id contains")
+filters = st.columns(4)
+failing_only = _state.checkbox(
+    f"Only failing at k={k}", "failing", container=filters[0], help=f"No relevant chunk in the top {k}."
+)
+threshold = _state.slider(
+    f"{label} at most", "at_most", low=0.0, high=1.0, default=1.0, step=0.05, container=filters[1]
+)
+search = _state.text_input("Question id contains", "contains", container=filters[2])
+causes: list[str] = []
+if has_causes:
+    causes = _state.choose_many("Cause", list(CAUSES), "cause", default=[], container=filters[3])
+else:
+    missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+    filters[3].caption(f"No causes: the workspace has no {md(', no '.join(missing))}.")
 shown = _data.guard(
     lambda: _data.filtered_questions(
-        source, config, k, label=label, at_most=threshold, failing_only=failing_only, contains=search
+        source,
+        config,
+        k,
+        label=label,
+        at_most=threshold,
+        failing_only=failing_only,
+        contains=search,
+        causes=tuple(causes),
     ),
     source=source,
 )
 
-st.caption(f"{len(shown)} of {len(table)} scored questions, worst first.")
+st.caption(f"{len(shown)} of {len(table)} questions, worst first.")
 st.dataframe(shown, width="stretch")
 
 if shown.empty:
@@ -45,10 +82,16 @@ if shown.empty:
 st.subheader("One question")
 # A select box of thousands of options is slow to draw and no one scrolls it: offer the first rows of the
 # table (and the remembered question); the filters above reach the rest.
-offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", shown.index)]))
+# The remembered question stays on offer when a filter hides it, so a link or a switch of configuration keeps it.
+offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", table.index)]))
 if len(shown) > QUESTIONS_OFFERED:
     st.caption(f"The list below offers the first {QUESTIONS_OFFERED} rows; filter the table to reach the others.")
-question = _state.choose("Question", offered, "question")
+texts = _data.question_texts(source) or {}
+question = _state.choose("Question", offered, "question", format_func=lambda q: question_label(q, texts.get(q)))
+
+said = _data.guard(lambda: _data.explanation(source, config, question, k), source=source)
+if said is not None:
+    st.markdown(f"**{md(said)}**")
 row = table.loc[question]
 rank = row["first_relevant_rank"]
 st.metric("Rank of the first relevant chunk", "none retrieved" if pd.isna(rank) else int(rank))
@@ -56,17 +99,25 @@ st.metric("Rank of the first relevant chunk", "none retrieved" if pd.isna(rank) 
 entry = _data.guard(lambda: _data.item(source, question), source=source)
 if entry is not None:
     st.text(entry.question)
-    texts = _data.guard(lambda: _data.documents(source), source=source)
+    documents = _data.guard(lambda: _data.documents(source), source=source)
     for gold in entry.gold:
         st.caption(f"Gold evidence, grade {gold.grade}: {md(gold.span.doc_id)} \\[{gold.span.start}, {gold.span.end})")
-        if texts is not None and gold.span.doc_id in texts:
-            st.text(texts[gold.span.doc_id][gold.span.start : gold.span.end])
+        if documents is not None and gold.span.doc_id in documents:
+            st.text(documents[gold.span.doc_id][gold.span.start : gold.span.end])
     if not entry.is_resolved:
         st.warning("This question's gold evidence was not found in the documents.")
 
 st.caption(f"What {md(config)} returned (top 20):")
 st.dataframe(_data.guard(lambda: _data.ranking(source, config, question, 20), source=source), width="stretch")
 
+if has_causes:
+    right_ones = _data.guard(lambda: _data.right_elsewhere(source, question, k, config), source=source)
+    if right_ones:
+        st.caption(f"Configurations that get it right at k={k} (a relevant chunk in the top {k}):")
+        opened = st.selectbox("Open it under", right_ones, key="right_elsewhere")
+        st.button("Open this question there", on_click=_state.change, args=("config", opened))
+    else:
+        st.caption(f"No other configuration gets it right at k={k}.")
 also = _data.guard(lambda: _data.failing_elsewhere(source, question, k, config), source=source)
 st.caption(
     f"Other configurations that miss it at k={k}: {md(', '.join(also))}"

@@ -60,7 +60,7 @@ def exports(spec: Spec, figure: Callable[[], Any], name: str) -> None:
 st.title("Context waste")
 source = _data.chosen_source(__file__)
 workspace = _data.guard(lambda: _loading.workspace(source), source=source)
-missing = _data.guard(lambda: _data.waste_missing(source), source=source)
+missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
 if missing:
     st.info(
         f"This view needs documents, questions and chunks in the workspace; {md(workspace.name)} has no "

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
 from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_grid
-from contextgrid.analysis.questions import question_changes
+from contextgrid.analysis.questions import question_changes, question_label
 from contextgrid.io import read_qrels, read_run
 from contextgrid.workspace.manifest import load_workspace
 
@@ -74,7 +74,13 @@ def test_overview_marks_the_best_of_each_column() -> None:
 def test_overview_opens_on_the_table_and_draws_no_chart_until_asked() -> None:
     app = start()
     no_problems(app)
-    assert [tab.label for tab in app.tabs] == ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k"]
+    assert [tab.label for tab in app.tabs] == [
+        "metric@k grid",
+        "Heatmap",
+        "Two parameters at once",
+        "Metric against k",
+        "Why questions fail",
+    ]
     assert chart_specs(app) == []
     assert app.get("download_button")
 
@@ -136,8 +142,12 @@ def test_questions_page_lists_per_question_scores_worst_first() -> None:
     settings = load_workspace(SAMPLE).config("bm25-recursive-500-0")
     qrels, run = read_qrels(settings.qrels), read_run(settings.run)
     expected = cg.per_query(qrels, run, "ndcg", 5)
-    assert set(table.index) == set(expected)
+    scored = table.dropna(subset=["ndcg@5"])
+    assert set(scored.index) == set(expected)
     assert {q: table.loc[q, "ndcg@5"] for q in expected} == expected
+    # The questions without gold evidence have no score: listed last, as not failing, with their cause.
+    assert set(table.index.difference(scored.index)) == set(table.index[table["cause"] == "no_gold"])
+    assert not table.loc[table["cause"] == "no_gold", "failing"].any()
     hits = cg.per_query(qrels, run, "hit_rate", 5)
     failing = [q for q, hit in hits.items() if hit == 0.0]
     assert set(table.index[: len(failing)]) == set(failing)
@@ -323,12 +333,13 @@ def test_the_question_list_offers_the_first_rows_and_the_remembered_question() -
     app = page(start(config="bm25-recursive-500-0", k="5"), "questions.py")
     table = app.dataframe[0].value
     assert len(table) > 200
-    assert select(app, "Question").options == [str(question) for question in table.index[:200]]
+    labels = [question_label(str(question), text) for question, text in table["text"][:200].items()]
+    assert select(app, "Question").options == labels
     far = str(table.index[-1])
     app = page(start(config="bm25-recursive-500-0", k="5", question=far), "questions.py")
     no_problems(app)
     assert select(app, "Question").value == far
-    assert select(app, "Question").options[-1] == far
+    assert select(app, "Question").options[-1] == question_label(far, table.loc[far, "text"])
 
 
 def test_compare_tests_the_chosen_pair_by_default() -> None:

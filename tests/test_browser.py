@@ -80,6 +80,35 @@ def test_compare_opens_the_drill_down(server: str, page: Page) -> None:
     shot(page, "compare-to-questions")
 
 
+def test_a_bar_of_why_questions_fail_opens_its_questions(server: str, page: Page) -> None:
+    from contextgrid.analysis.causes import cause_counts
+    from contextgrid.render.cause_figures import BAR_ORDER
+    from contextgrid.workspace.causes import failure_causes
+
+    config = load_workspace(SAMPLE).names[0]
+    split = int(cause_counts(failure_causes(load_workspace(SAMPLE), k=5)).loc[config, "split"])
+    assert split > 0
+    page.goto(f"{server}/?view=Why+questions+fail&k=5")
+    settled(page)
+    chart = page.get_by_test_id("stPlotlyChart")
+    bars = chart.locator(".barlayer .trace")
+    expect(bars).to_have_count(len(BAR_ORDER))
+    shot(page, "overview-why-questions-fail")
+    # The bar of the first configuration in the split trace. Plotly's drag layer lies over the bars and turns a
+    # click at a bar's place into that bar's selection, so the click goes to the place, not the element.
+    bar = bars.nth(BAR_ORDER.index("split")).locator(".point").first
+    bar.hover(force=True)
+    bar.click(force=True)
+    expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
+    settled(page)
+    expect(page).to_have_url(re.compile(rf"config={config}.*cause=split|cause=split.*config={config}"))
+    expect(page.get_by_text(f"{split} of 274 questions, worst first.")).to_be_visible()
+    expect(page.get_by_test_id("stMultiSelect").filter(has_text="split")).to_be_visible()
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    expect(page.locator("[data-testid='stDataFrame'] canvas").first).to_be_visible()
+    shot(page, "questions-from-a-cause")
+
+
 def upload(page: Page, uploader: str, path: Path) -> None:
     """Upload ``path`` through the sidebar's ``uploader`` and wait until the app has it: its name shows there.
 

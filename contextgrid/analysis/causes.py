@@ -48,9 +48,13 @@ __all__ = [
     "CAUSE_DTYPE",
     "STOP_WORDS",
     "cause_counts",
+    "cause_transitions",
     "check_split_threshold",
+    "configurations_with",
     "content_words",
+    "explain_cause",
     "question_causes",
+    "transition_sentence",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -440,3 +444,211 @@ def cause_counts(table: pd.DataFrame) -> pd.DataFrame:
         index=pd.Index(list(configs), name="config", dtype=object),
         columns=pd.Index(list(CAUSES), name="cause"),
     )
+
+
+def _columns(table: pd.DataFrame, needed: Sequence[str], function: str) -> None:
+    absent = [column for column in needed if column not in table.columns]
+    if absent:
+        raise ContextGridError(
+            f"{function}: the table has no {' or '.join(map(repr, absent))} column. Available: "
+            f"{', '.join(map(str, table.columns))}"
+        )
+
+
+def configurations_with(table: pd.DataFrame, question: str, cause: str = "hit") -> list[str]:
+    """The configurations of ``table`` (as :func:`contextgrid.workspace.causes.failure_causes` returns)
+    under which ``question`` has ``cause``, in the order of ``table``: by default those that get it right.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.analysis.causes import configurations_with
+    >>> table = pd.DataFrame({"config": ["a", "b", "c"], "question": ["q1"] * 3, "cause": ["split", "hit", "hit"]})
+    >>> configurations_with(table, "q1")
+    ['b', 'c']
+    """
+    _columns(table, ("config", "question", "cause"), "configurations_with")
+    if cause not in CAUSES:
+        raise ContextGridError(f"configurations_with: unknown cause {cause!r}. Known: {', '.join(CAUSES)}")
+    chosen = (table["question"] == question) & (table["cause"] == cause)
+    return [str(config) for config in dict.fromkeys(table.loc[chosen, "config"])]
+
+
+def cause_transitions(table: pd.DataFrame, before: str, after: str) -> pd.DataFrame:
+    """How the causes of the questions move from configuration ``before`` to ``after``.
+
+    ``table`` has ``config``, ``question`` and ``cause`` columns, as
+    :func:`contextgrid.workspace.causes.failure_causes` returns; questions
+    either configuration lacks are left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair of different causes that some question moved between:
+        ``from`` (its cause under ``before``), ``to`` (under ``after``), ``count``
+        and ``questions`` (their ids, a tuple in the order of ``table``). Largest
+        count first, ties in the rule order of ``from``, then of ``to``. A
+        question whose cause stays the same is in no row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.analysis.causes import cause_transitions
+    >>> table = pd.DataFrame({
+    ...     "config": ["a"] * 4 + ["b"] * 4,
+    ...     "question": ["q1", "q2", "q3", "q4"] * 2,
+    ...     "cause": ["split", "split", "hit", "hit", "hit", "hit", "ranked_low", "hit"],
+    ... })
+    >>> cause_transitions(table, "a", "b")
+        from          to  count questions
+    0  split         hit      2  (q1, q2)
+    1    hit  ranked_low      1     (q3,)
+    """
+    function = "cause_transitions"
+    _columns(table, ("config", "question", "cause"), function)
+    for name in (before, after):
+        if not (table["config"] == name).any():
+            known = ", ".join(map(str, dict.fromkeys(table["config"])))
+            raise ContextGridError(f"{function}: no configuration named {name!r} in the table. Available: {known}")
+    if before == after:
+        raise ContextGridError(f"{function}: compare two different configurations, got {before!r} twice")
+    start = table.loc[table["config"] == before, ["question", "cause"]]
+    end = table.loc[table["config"] == after, ["question", "cause"]]
+    pairs = start.merge(end, on="question", suffixes=("_from", "_to"), sort=False)
+    source = pd.Categorical(pairs["cause_from"], dtype=CAUSE_DTYPE).codes.astype(np.int64)
+    target = pd.Categorical(pairs["cause_to"], dtype=CAUSE_DTYPE).codes.astype(np.int64)
+    moved = source != target
+    grouped: dict[tuple[int, int], list[str]] = {}
+    for question, a, b in zip(pairs["question"][moved], source[moved], target[moved], strict=True):
+        grouped.setdefault((int(a), int(b)), []).append(str(question))
+    ordered = sorted(grouped.items(), key=lambda entry: (-len(entry[1]), entry[0]))
+    return pd.DataFrame(
+        {
+            "from": pd.Categorical([CAUSES[a] for (a, _), _ in ordered], dtype=CAUSE_DTYPE),
+            "to": pd.Categorical([CAUSES[b] for (_, b), _ in ordered], dtype=CAUSE_DTYPE),
+            "count": pd.array([len(questions) for _, questions in ordered], dtype=np.int64),
+            "questions": [tuple(questions) for _, questions in ordered],
+        }
+    )
+
+
+def transition_sentence(transitions: pd.DataFrame, *, limit: int | None = None) -> str:
+    """:func:`cause_transitions` in words, largest first: "37 questions went from split to hit, 4 from hit
+    to ranked_low". ``limit`` keeps the first that many and counts the rest.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.analysis.causes import transition_sentence
+    >>> moves = pd.DataFrame({"from": ["split", "hit", "hit"], "to": ["hit", "ranked_low", "split"],
+    ...                       "count": [37, 4, 1]})
+    >>> transition_sentence(moves)
+    '37 questions went from split to hit, 4 from hit to ranked_low, 1 from hit to split.'
+    >>> transition_sentence(moves, limit=1)
+    '37 questions went from split to hit; 5 more moved in 2 other ways.'
+    >>> transition_sentence(moves.iloc[:0])
+    'No question changed cause.'
+    """
+    _columns(transitions, ("from", "to", "count"), "transition_sentence")
+    rows = list(zip(transitions["from"], transitions["to"], transitions["count"], strict=True))
+    if not rows:
+        return "No question changed cause."
+    shown = rows if limit is None else rows[: check_k(limit, function="transition_sentence", parameter="limit")]
+    parts = [f"{int(count)} from {a} to {b}" for a, b, count in shown]
+    first = shown[0]
+    parts[0] = f"{int(first[2])} question{'s' if int(first[2]) != 1 else ''} went from {first[0]} to {first[1]}"
+    rest = rows[len(shown) :]
+    if not rest:
+        return ", ".join(parts) + "."
+    others = sum(int(count) for _, _, count in rest)
+    return f"{', '.join(parts)}; {others} more moved in {len(rest)} other way{'s' if len(rest) != 1 else ''}."
+
+
+def _ordinal(number: int) -> str:
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def _value(row: Mapping[str, object] | pd.Series, column: str) -> object:
+    """The row's value under ``column``, ``None`` when it is absent or missing (``<NA>``, NaN)."""
+    value = row.get(column)
+    return None if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)) else value
+
+
+def _number(row: Mapping[str, object] | pd.Series, column: str) -> float | None:
+    value = _value(row, column)
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def explain_cause(
+    row: Mapping[str, object] | pd.Series, *, k: int, split_threshold: float = 0.5, gold_chunk: str | None = None
+) -> str:
+    """One sentence on what happened to a question, from its row of :func:`question_causes` (or of
+    :func:`contextgrid.workspace.causes.failure_causes`) computed at ``k`` and ``split_threshold``.
+
+    ``gold_chunk`` names the first relevant chunk of the ranking (see
+    :func:`contextgrid.analysis.questions.first_relevant_chunk`), which the row does not hold. The
+    sentence is plain text: escape it for the markup it goes into.
+
+    Examples
+    --------
+    >>> from contextgrid.analysis.causes import explain_cause
+    >>> explain_cause({"cause": "ranked_low", "first_relevant_rank": 9, "distractor": "faq.md#2",
+    ...                "distractor_rank": 1, "distractor_similarity": 0.42}, k=5, gold_chunk="returns-policy.md#14")
+    'The gold passage is in returns-policy.md#14, ranked 9th, below the top 5; the chunk above it closest to the \
+gold is faq.md#2 (ranked 1st, 42% of content words shared).'
+    >>> explain_cause({"cause": "split", "best_chunk_share": 0.3, "first_relevant_rank": None}, k=5)
+    'No single chunk holds half of the gold evidence (the best holds 30%): it is scattered over chunks too small \
+for it, and no relevant chunk was retrieved.'
+    """
+    cutoff = check_k(k, function="explain_cause")
+    threshold = check_split_threshold(split_threshold, function="explain_cause")
+    cause = _value(row, "cause")
+    if cause not in CAUSES:
+        raise ContextGridError(f"explain_cause: unknown cause {cause!r}. Known: {', '.join(CAUSES)}")
+    rank = _number(row, "first_relevant_rank")
+    where = "the first relevant chunk" if gold_chunk is None else f"the first relevant chunk, {gold_chunk},"
+    ranked = "not retrieved" if rank is None else f"ranked {_ordinal(int(rank))}"
+    distractor = _value(row, "distractor")
+    closest = (
+        None
+        if distractor is None
+        else f"{distractor} (ranked {_ordinal(int(_number(row, 'distractor_rank') or 0))}, "
+        f"{_number(row, 'distractor_similarity') or 0.0:.0%} of content words shared)"
+    )
+    if cause == "no_gold":
+        return "This question has no gold evidence, so there is nothing to retrieve: it is not a failure."
+    if cause == "unresolved":
+        return (
+            "Its gold evidence was not found in the documents, so retrieval cannot be judged: fix the gold "
+            "(the quote, the document id or the parse that lost it)."
+        )
+    if cause == "hit":
+        share = _number(row, "gold_share_of_top_k")
+        gold = "" if share is None else f"; {share:.0%} of the top-{cutoff} text is gold"
+        first = "A relevant chunk" if gold_chunk is None else f"The first relevant chunk, {gold_chunk},"
+        return f"{first} is {ranked}, within the top {cutoff}{gold}."
+    if cause == "split":
+        best = _number(row, "best_chunk_share") or 0.0
+        part = "half" if threshold == 0.5 else f"{threshold:.0%}"
+        found = ", and no relevant chunk was retrieved" if rank is None else f"; {where} is {ranked}"
+        return (
+            f"No single chunk holds {part} of the gold evidence (the best holds {best:.0%}): it is scattered over "
+            f"chunks too small for it{found}."
+        )
+    if cause == "ranked_low":
+        passage = "The gold passage" if gold_chunk is None else f"The gold passage is in {gold_chunk},"
+        opening = f"{passage} {ranked}" if gold_chunk is not None else f"{passage} is {ranked}"
+        above = (
+            "no chunk above it shares a content word with the gold"
+            if closest is None
+            else f"the chunk above it closest to the gold is {closest}"
+        )
+        return f"{opening}, below the top {cutoff}; {above}."
+    words_shared = (
+        "the question shares no content word with the gold passage (a vocabulary gap a lexical retriever cannot cross)"
+        if bool(_value(row, "vocabulary_gap"))
+        else "the question shares words with the gold passage"
+    )
+    retrieved = "" if closest is None else f"; the retrieved chunk closest to the gold is {closest}"
+    return f"Nothing relevant was retrieved at any depth: {words_shared}{retrieved}."

@@ -8,7 +8,9 @@ tables, so the dashboard and a notebook show the same thing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+import textwrap
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,7 +24,11 @@ from contextgrid.metrics.base import BUILTIN_METRICS, METRICS, Qrels
 __all__ = [
     "failing_configurations",
     "filter_questions",
+    "first_relevant_chunk",
+    "natural_key",
     "question_changes",
+    "question_label",
+    "question_listing",
     "question_scores",
     "ranked_list",
     "shared_scores",
@@ -84,9 +90,11 @@ def filter_questions(
     at_most: float = 1.0,
     failing_only: bool = False,
     contains: str = "",
+    causes: Collection[str] = (),
 ) -> pd.DataFrame:
     """Rows of a :func:`question_scores` table: ``label`` at most ``at_most``, only
-    failing ones, and/or question ids containing ``contains`` (case-insensitive).
+    failing ones, question ids containing ``contains`` (case-insensitive), and/or,
+    given ``causes``, those whose ``cause`` column (as :func:`question_listing` adds) is one of them.
 
     Examples
     --------
@@ -99,6 +107,9 @@ def filter_questions(
     ['refund-1', 'refund-2']
     >>> list(filter_questions(table, failing_only=True).index)
     ['refund-1']
+    >>> table["cause"] = ["ranked_low", "hit", "hit"]
+    >>> list(filter_questions(table, causes=["hit"]).index)
+    ['refund-2', 'ship-1']
     """
     keep = pd.Series(True, index=table.index)
     if label is not None:
@@ -111,7 +122,111 @@ def filter_questions(
         keep &= table["failing"].astype(bool)
     if contains:
         keep &= table.index.astype(str).str.contains(contains, case=False, regex=False)
+    if causes:
+        if "cause" not in table.columns:
+            raise ContextGridError(
+                f"the table has no 'cause' column to filter on. Available: {', '.join(map(str, table.columns))}"
+            )
+        keep &= table["cause"].isin(list(causes)).to_numpy(dtype=bool)
     return table[keep]
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(question_id: str) -> tuple[tuple[int, int, str], ...]:
+    """A sort key that orders ids as a person reads them: runs of digits by their number (``q2`` before
+    ``q10``), other text by its casefolded form, and, between ids equal so far (``q2``, ``q02``, ``Q2``),
+    by the text as written, so that two different ids never tie.
+
+    Examples
+    --------
+    >>> from contextgrid.analysis.questions import natural_key
+    >>> sorted(["q10", "q2", "Q1", "q02", "q1b", "refund-3"], key=natural_key)
+    ['Q1', 'q1b', 'q02', 'q2', 'q10', 'refund-3']
+    """
+    parts = _DIGITS.split(question_id)
+    # Digit runs sit at the odd positions of the split; (0, n, "") before (1, 0, text) keeps numbers first.
+    key = [(0, int(part), "") if position % 2 else (1, 0, part.casefold()) for position, part in enumerate(parts)]
+    return (*key, (2, 0, question_id))
+
+
+def question_label(question_id: str, text: str | None, *, width: int = 80) -> str:
+    """``question_id`` with the question's text beside it, shortened to ``width`` characters: one picker line.
+
+    Examples
+    --------
+    >>> from contextgrid.analysis.questions import question_label
+    >>> question_label("q7", "How long do refunds take when I paid by card and the parcel was lost?", width=30)
+    'q7 — How long do refunds take [...]'
+    >>> question_label("q8", None)
+    'q8'
+    """
+    if not text:
+        return question_id
+    return f"{question_id} — {textwrap.shorten(text, width=width, placeholder=' [...]')}"
+
+
+def first_relevant_chunk(judgements: Mapping[str, int], ranked: Sequence[str]) -> str | None:
+    """The first chunk of ``ranked`` graded above 0 in ``judgements``; ``None`` when there is none.
+
+    Examples
+    --------
+    >>> from contextgrid.analysis.questions import first_relevant_chunk
+    >>> first_relevant_chunk({"c1": 0, "c2": 1}, ["c1", "c9", "c2"])
+    'c2'
+    """
+    return next((chunk for chunk in ranked if judgements.get(chunk, 0) > 0), None)
+
+
+def question_listing(
+    scores: pd.DataFrame,
+    *,
+    causes: pd.Series | None = None,
+    texts: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """A :func:`question_scores` table to browse: each question's text beside its id, its cause, ids in
+    natural order.
+
+    Given ``texts`` (``{question: text}``), a ``text`` column comes first; given ``causes`` (a
+    question-indexed series, as the ``cause`` column of
+    :func:`~contextgrid.analysis.causes.question_causes`), a ``cause`` column follows it, and the
+    questions it names that ``scores`` lacks (those without gold evidence: nothing to score) are added,
+    their scores missing and ``failing`` false, as they are not failures. Rows are sorted as
+    :func:`question_scores` sorts them (``failing`` first, then the first column ascending, missing
+    scores last), ties in the :func:`natural_key` order of their ids.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.analysis.questions import question_listing
+    >>> scores = pd.DataFrame({"recall@5": [0.0, 0.0, 1.0], "failing": [True, True, False]},
+    ...                       index=pd.Index(["q10", "q2", "q1"], name="question"))
+    >>> causes = pd.Series(["hit", "ranked_low", "not_retrieved", "no_gold"], index=["q1", "q2", "q10", "q3"])
+    >>> question_listing(scores, causes=causes, texts={"q1": "Refunds?", "q3": "Who?"})
+                  text          cause  recall@5  failing
+    question
+    q2            <NA>     ranked_low       0.0     True
+    q10           <NA>  not_retrieved       0.0     True
+    q1        Refunds?            hit       1.0    False
+    q3            Who?        no_gold       NaN    False
+    """
+    extra = [] if causes is None else [question for question in causes.index if question not in scores.index]
+    table = scores.reindex([*scores.index, *extra]) if extra else scores.copy()
+    table.index.name = scores.index.name
+    if "failing" in table.columns:
+        table["failing"] = table["failing"].eq(True)
+    if causes is not None:
+        table.insert(0, "cause", causes.reindex(table.index).array)
+    if texts is not None:
+        table.insert(0, "text", pd.Series([texts.get(question) for question in table.index], table.index, "string"))
+    first = scores.columns[0]
+    ids = [str(question) for question in table.index]
+    natural = np.empty(len(ids), dtype=np.int64)
+    natural[sorted(range(len(ids)), key=lambda position: natural_key(ids[position]))] = np.arange(len(ids))
+    score = pd.to_numeric(table[first], errors="coerce").to_numpy(dtype=float, na_value=np.inf)
+    failing = table["failing"].to_numpy(dtype=bool) if "failing" in table.columns else np.zeros(len(ids), dtype=bool)
+    return table.iloc[np.lexsort((natural, score, ~failing))]
 
 
 def ranked_list(
