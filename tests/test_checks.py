@@ -124,7 +124,7 @@ def test_a_workspace_without_an_input_says_which(tmp_path: Path) -> None:
 
 
 def test_a_taken_name_is_its_own_error_wherever_names_are_registered() -> None:
-    from contextgrid.cli.commands import COMMANDS, register_command
+    from contextgrid.cli.main import COMMANDS, register_command  # cli.main registers the subcommands
     from contextgrid.cli.tables import FORMATS, register_format
 
     taken = next(iter(FORMATS))

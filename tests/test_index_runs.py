@@ -116,7 +116,7 @@ def test_bad_questions_are_refused_with_the_offending_entry() -> None:
     with pytest.raises(cg.ContextGridError, match=r"cut-off k must be at least 1, got -2"):
         retrieve(index, QUESTIONS, -2)
     with pytest.raises(
-        cg.InvalidParameterError, match=r"'queries' parameter of BM25Index.search_many must be a sequence"
+        cg.InvalidParameterError, match=r"'queries' parameter of BM25Index.search_many must be an iterable of str"
     ):
         index.search_many("one query", 3)
 

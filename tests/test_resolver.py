@@ -428,8 +428,12 @@ def test_documents_and_empty_inputs() -> None:
         ([GOLD], [cg.Chunk("z", cg.Span("zz", 0, 4), "")], "spans 0-4 of doc 'zz', which is not one of this"),
         ([GOLD], [cg.Chunk("z", cg.Span("d", 90, 140), "")], "spans 90-140 of doc 'd', which has 100 characters"),
         ([GOLD], ["c0"], "The 'chunks[0]' parameter of SpanResolver.qrels must be a Chunk. Got 'c0' instead."),
-        ([GOLD, GOLD], THREE, "question id 'q1' is used by items[0] and items[1]"),
-        (["q1"], THREE, "items[0] must be an EvalItem, got 'q1'"),
+        (
+            [GOLD, GOLD],
+            THREE,
+            "SpanResolver.qrels: question ids must be distinct, repeated: 'q1' (items[0] and items[1])",
+        ),
+        (["q1"], THREE, "The 'items[0]' parameter of SpanResolver.qrels must be an EvalItem. Got 'q1' instead."),
         (
             [cg.EvalItem(id="q9", question="?", gold=(cg.GoldSpan(cg.Span("d", 50, 150)),))],
             THREE,
@@ -454,7 +458,10 @@ def test_bad_qrels_input_is_refused_with_what_and_where(
         (lambda: SpanResolver({"": "x"}), "document ids must be non-empty str, got ''"),
         (lambda: SpanResolver({"d": "x"}, grade_rule=0.5), "The 'grade_rule' parameter of SpanResolver"),  # type: ignore[arg-type]
         (lambda: SpanResolver({"d": "x"}).resolve(GOLD), "The 'items' parameter of SpanResolver.resolve"),  # type: ignore[arg-type]
-        (lambda: SpanResolver({"d": "x"}).resolve([GOLD, 1]), "items[1] must be an EvalItem, got 1"),  # type: ignore[list-item]
+        (
+            lambda: SpanResolver({"d": "x"}).resolve([GOLD, 1]),
+            "The 'items[1]' parameter of SpanResolver.resolve must be an EvalItem. Got 1 instead.",
+        ),  # type: ignore[list-item]
     ],
 )
 def test_bad_resolver_input_is_refused(call: object, message: str) -> None:

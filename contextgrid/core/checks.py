@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 from contextgrid.core.errors import InvalidParameterError, parameter_error
 
@@ -22,10 +22,13 @@ __all__ = [
     "check_int",
     "check_k",
     "check_ks",
+    "check_sequence",
     "is_fraction",
     "is_whole",
     "require",
 ]
+
+_T = TypeVar("_T")
 
 TIE_TOLERANCE = 1e-9
 """Two scores closer than this are tied: float noise (say 0.1 + 0.2 against 0.3) is not a win or a loss."""
@@ -143,6 +146,36 @@ def check_ks(ks: object, *, function: str) -> tuple[int, ...]:
     if not checked:
         raise parameter_error(function, "ks", "a non-empty sequence of int", ks)
     return tuple(dict.fromkeys(checked))
+
+
+def check_sequence(
+    values: object, kind: type[_T], *, function: str, parameter: str, nonempty: bool = False
+) -> tuple[_T, ...]:
+    """``values`` (any iterable but a str, bytes, mapping or a lone ``kind``) as a tuple, each one a ``kind``.
+
+    ``nonempty`` refuses an empty one; a wrong element is named by its position, as ``parameter[i]``.
+
+    Examples
+    --------
+    >>> check_sequence(["refunds?", "fees?"], str, function="search_many", parameter="queries")
+    ('refunds?', 'fees?')
+    >>> check_sequence(["refunds?", 3], str, function="search_many", parameter="queries")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: The 'queries[1]' parameter of search_many must be a str. Got 3
+    instead.
+    """
+    name = kind.__name__
+    if isinstance(values, (str, bytes, Mapping, kind)) or not isinstance(values, Iterable):
+        raise parameter_error(function, parameter, f"an iterable of {name}", values)
+    given = tuple(values)
+    if nonempty and not given:
+        raise parameter_error(function, parameter, f"a non-empty sequence of {name}", values)
+    article = "an" if name[0].lower() in "aeiou" else "a"
+    for position, value in enumerate(given):
+        if not isinstance(value, kind):
+            raise parameter_error(function, f"{parameter}[{position}]", f"{article} {name}", value)
+    return given
 
 
 def check_distinct(ids: Iterable[str], *, function: str, what: str, given: str = "ids") -> None:

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from contextgrid.core.checks import check_int, is_fraction
 from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.core.log import WarningLog
-from contextgrid.data.chunk_checks import checked_chunks
+from contextgrid.data.chunk_checks import checked_chunks, checked_items
 from contextgrid.data.records import Anchor, Chunk, EvalItem, GoldSpan, Span
 from contextgrid.data.spans import overlap_pairs
 
@@ -342,12 +342,8 @@ class SpanResolver:
         >>> print(log.entries[0])
         CAUTION [resolve] (q2): not resolved, so it has no gold evidence in this parse: anchor 1: quote 'Fees' found 2 times in doc 'r.md' (offsets 0-4, 12-16), so it was not guessed
         """  # noqa: E501
-        if isinstance(items, EvalItem) or not isinstance(items, Iterable):
-            raise parameter_error("SpanResolver.resolve", "items", "an iterable of EvalItem", items)
-        checked = tuple(items)
-        for position, item in enumerate(checked):
-            if not isinstance(item, EvalItem):
-                raise ContextGridError(f"SpanResolver.resolve: items[{position}] must be an EvalItem, got {item!r}")
+        # A question given twice resolves twice alike; only qrels, keyed by question id, refuses it.
+        checked = checked_items(items, function="SpanResolver.resolve", distinct=False)
         return tuple(self._resolve_item(item, keep_partial, warnings) for item in checked)
 
     # -- qrels --------------------------------------------------------------------------------------
@@ -366,18 +362,8 @@ class SpanResolver:
         return checked
 
     def _checked_items(self, items: Iterable[EvalItem]) -> tuple[EvalItem, ...]:
-        if isinstance(items, EvalItem) or not isinstance(items, Iterable):
-            raise parameter_error("SpanResolver.qrels", "items", "an iterable of EvalItem", items)
-        checked = tuple(items)
-        seen: dict[str, int] = {}
-        for position, item in enumerate(checked):
-            if not isinstance(item, EvalItem):
-                raise ContextGridError(f"SpanResolver.qrels: items[{position}] must be an EvalItem, got {item!r}")
-            earlier = seen.setdefault(item.id, position)
-            if earlier != position:
-                raise ContextGridError(
-                    f"SpanResolver.qrels: question id {item.id!r} is used by items[{earlier}] and items[{position}]"
-                )
+        checked = checked_items(items, function="SpanResolver.qrels")
+        for item in checked:
             for n, gold in enumerate(item.gold, 1):
                 text = self._documents.get(gold.span.doc_id)
                 if text is None or gold.span.end > len(text) or len(gold.span) == 0:
@@ -414,11 +400,11 @@ class SpanResolver:
         warnings : WarningLog, optional
             Where gold spans no chunk covers are recorded.
         """
-        checked_items = self._checked_items(items)
-        checked_chunks = self._checked_chunks(chunks)
-        owner = np.array([i for i, item in enumerate(checked_items) for _ in item.gold], dtype=np.int64)
-        golds = [gold for item in checked_items for gold in item.gold]
-        pairs = overlap_pairs([gold.span for gold in golds], [chunk.span for chunk in checked_chunks])
+        given_items = self._checked_items(items)
+        given_chunks = self._checked_chunks(chunks)
+        owner = np.array([i for i, item in enumerate(given_items) for _ in item.gold], dtype=np.int64)
+        golds = [gold for item in given_items for gold in item.gold]
+        pairs = overlap_pairs([gold.span for gold in golds], [chunk.span for chunk in given_chunks])
         gold_length = np.array([len(gold.span) for gold in golds], dtype=np.int64)
         gold_grade = np.array([gold.grade for gold in golds], dtype=np.int64)
         grade = self._grade_rule.grades(gold_grade[pairs.target], pairs.length / gold_length[pairs.target])
@@ -429,11 +415,11 @@ class SpanResolver:
         question, chunk, grade = question[order], chunk[order], grade[order]
         first = np.ones(len(order), dtype=bool)
         first[1:] = (question[1:] != question[:-1]) | (chunk[1:] != chunk[:-1])
-        result: dict[str, dict[str, int]] = {item.id: {} for item in checked_items}
+        result: dict[str, dict[str, int]] = {item.id: {} for item in given_items}
         for q, c, g in zip(question[first].tolist(), chunk[first].tolist(), grade[first].tolist(), strict=True):
-            result[checked_items[q].id][checked_chunks[c].id] = g
+            result[given_items[q].id][given_chunks[c].id] = g
         if warnings is not None:
-            self._report_uncovered(checked_items, golds, owner, pairs.target, judged, warnings)
+            self._report_uncovered(given_items, golds, owner, pairs.target, judged, warnings)
         return result
 
     def _report_uncovered(

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError
-from contextgrid.data.chunk_checks import checked_chunks
+from contextgrid.data.chunk_checks import checked_chunks, checked_items
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import overlap_pairs, union
 from contextgrid.evidence.character import gold_spans
@@ -127,12 +127,8 @@ def _retrieved(
     import pandas as pd
 
     cutoff = check_k(k, function=function)
-    resolved = tuple(item for item in items if gold_spans(item))
+    resolved = tuple(item for item in checked_items(items, function=function) if gold_spans(item))
     ids = pd.Index([item.id for item in resolved])
-    if ids.has_duplicates:
-        raise ContextGridError(
-            f"{function}: question ids must be distinct, repeated: {sorted(set(ids[ids.duplicated()]))}"
-        )
     columns = _chunk_columns(chunks, function)
     n_items, n_chunks = len(resolved), len(columns.ids)
 

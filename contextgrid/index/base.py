@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from contextgrid.core.checks import check_k
+from contextgrid.core.checks import check_k, check_sequence
 from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
 from contextgrid.core.registry import Registry
 from contextgrid.data.chunk_checks import checked_chunks
@@ -179,12 +179,7 @@ def check_chunks(chunks: object, *, function: str) -> tuple[Chunk, ...]:
 
 def check_queries(queries: object, *, function: str) -> list[str]:
     """The queries as a list of str, or an error naming the first bad one."""
-    if isinstance(queries, (str, bytes, Mapping)) or not isinstance(queries, Sequence):
-        raise parameter_error(function, "queries", "a sequence of str", queries)
-    for position, query in enumerate(queries):
-        if not isinstance(query, str):
-            raise ContextGridError(f"{function}: queries[{position}] must be a str, got {query!r}")
-    return list(queries)
+    return list(check_sequence(queries, str, function=function, parameter="queries"))
 
 
 def check_non_negative(value: object, *, function: str, parameter: str, upper: float | None = None) -> float:
