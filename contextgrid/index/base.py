@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from contextgrid.core.checks import check_k, check_sequence
-from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
+from contextgrid.core.checks import check_k, check_sequence, require
+from contextgrid.core.errors import InvalidParameterError, parameter_error
 from contextgrid.core.registry import Registry
 from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Chunk
@@ -43,10 +43,16 @@ class Scored:
     score: float
 
     def __post_init__(self) -> None:
-        if not isinstance(self.chunk_id, str) or not self.chunk_id:
-            raise ContextGridError(f"Scored: chunk_id must be a non-empty str, got {self.chunk_id!r}")
-        if not isinstance(self.score, Real) or isinstance(self.score, bool):
-            raise ContextGridError(f"Scored({self.chunk_id!r}): score must be a number, got {self.score!r}")
+        require(
+            isinstance(self.chunk_id, str) and self.chunk_id != "",
+            "Scored",
+            f"chunk_id must be a non-empty str, got {self.chunk_id!r}",
+        )
+        require(
+            isinstance(self.score, Real) and not isinstance(self.score, bool),
+            f"Scored({self.chunk_id!r})",
+            f"score must be a number, got {self.score!r}",
+        )
 
 
 def recall_against_exact(approximate: Sequence[Scored], exact: Sequence[Scored], k: int) -> float:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from contextgrid.chunking import get_chunker
-from contextgrid.core.checks import check_distinct, is_whole
+from contextgrid.core.checks import check_distinct, is_whole, require
 from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, EvalItem
@@ -72,14 +72,11 @@ class SweepConfig:
         label = f"SweepConfig({self.chunker!r}, {self.size!r}, {self.overlap!r}, {self.retriever!r})"
         for name in ("chunker", "retriever"):
             value = getattr(self, name)
-            if not isinstance(value, str) or not value:
-                raise ContextGridError(f"{label}: {name} must be a non-empty str, got {value!r}")
+            require(isinstance(value, str) and value != "", label, f"{name} must be a non-empty str, got {value!r}")
         for name in ("size", "overlap", "depth"):
             value = getattr(self, name)
-            if not is_whole(value, minimum=0):
-                raise ContextGridError(f"{label}: {name} must be a whole number, 0 or more, got {value!r}")
-        if self.depth < 1 or self.size < 1:
-            raise ContextGridError(f"{label}: size and depth must be at least 1")
+            require(is_whole(value, minimum=0), label, f"{name} must be a whole number, 0 or more, got {value!r}")
+        require(self.depth >= 1 and self.size >= 1, label, "size and depth must be at least 1")
 
     @property
     def chunking(self) -> str:
