@@ -67,6 +67,7 @@ from contextgrid.significance import (
     correct_p_values,
 )
 from contextgrid.workspace.configuration import Configuration
+from contextgrid.workspace.live import evaluate_retriever
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.results import WorkspaceResults
@@ -128,6 +129,7 @@ __all__ = [
     "correct_p_values",
     "coverage_fraction",
     "evaluate",
+    "evaluate_retriever",
     "first_relevant_ranks",
     "get_chunker",
     "get_metric",

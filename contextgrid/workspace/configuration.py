@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.frozenmap import FrozenMap
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-__all__ = ["Configuration", "ParamValue"]
+__all__ = ["Configuration", "Described", "ParamValue"]
 
 
 ParamValue = str | int | float | bool
@@ -92,7 +92,17 @@ class Configuration:
         return tuple(path for path in (self.run, self.qrels, self.chunks, self.answers) if path is not None)
 
 
-def parameters_frame(configs: Sequence[Configuration]) -> pd.DataFrame:
+class Described(Protocol):
+    """What a row of scores is labelled with: a name and its parameters (a :class:`Configuration` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def params(self) -> Mapping[str, ParamValue]: ...
+
+
+def parameters_frame(configs: Sequence[Described]) -> pd.DataFrame:
     import pandas as pd
 
     names = list(dict.fromkeys(name for config in configs for name in config.params))

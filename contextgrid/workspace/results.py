@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
 from contextgrid.data.run_result import RunResult
-from contextgrid.workspace.configuration import Configuration, parameters_frame
+from contextgrid.workspace.configuration import Described, parameters_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,13 +20,14 @@ __all__ = ["WorkspaceResults"]
 class WorkspaceResults:
     """The scores of every configuration of a workspace, as :meth:`Workspace.evaluate` returns them.
 
-    ``results[i]`` holds the ``metric@k`` scores of ``configs[i]``; ``labels``
+    ``results[i]`` holds the ``metric@k`` scores of ``configs[i]`` (a workspace's :class:`Configuration`, or
+    anything :class:`Described` by a name and parameters, such as a live retriever); ``labels``
     are the ``metric@k`` labels asked for, in :func:`contextgrid.evaluate`'s
     order. A metric that raised for a configuration is absent from its
     :class:`RunResult` (and ``NaN`` in :meth:`to_dataframe`), never 0.0.
     """
 
-    configs: tuple[Configuration, ...]
+    configs: tuple[Described, ...]
     results: tuple[RunResult, ...]
     labels: tuple[str, ...]
 
