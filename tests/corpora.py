@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
 import contextgrid as cg
+from contextgrid.workspace.sweep import sweep, sweep_grid
 
 DOCUMENTS = {
     "refunds.md": "Refunds are available within 30 days of purchase. Items must be unused.\n\n"
@@ -22,3 +26,17 @@ ITEMS = (
         anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
     ),
 )
+
+
+def swept(
+    root: Path,
+    *,
+    sizes: list[int],
+    overlap: int,
+    documents: Mapping[str, str] = DOCUMENTS,
+    items: Sequence[cg.EvalItem] = ITEMS,
+) -> Path:
+    """``root`` as the workspace a BM25 sweep over fixed-size chunks writes for ``documents`` and ``items``."""
+    grid = sweep_grid(chunkers=["fixed_chars"], sizes=sizes, overlaps=[overlap], retrievers=["bm25"])
+    sweep(documents, items, grid, root)
+    return root

@@ -5,24 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import corpora
 import pytest
 from charts import chart_specs
-from corpora import DOCUMENTS, ITEMS
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
 from contextgrid.evidence.waste import measure_waste
-from contextgrid.workspace.sweep import sweep, sweep_grid
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("waste-ws")
-    grid = sweep_grid(chunkers=["fixed_chars"], sizes=[60, 200], overlaps=[20], retrievers=["bm25"])
-    sweep(DOCUMENTS, ITEMS, grid, root)
-    return root
+    return corpora.swept(tmp_path_factory.mktemp("waste-ws"), sizes=[60, 200], overlap=20)
 
 
 def open_waste(**query: str) -> AppTest:

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from browsing import ARTIFACTS, ROOT, serving
 from browsing import settled as wait
+from corpora import swept
 from playwright.sync_api import Page, expect
 
 import contextgrid as cg
-from contextgrid.workspace.sweep import sweep, sweep_grid
 from contextgrid.workspace.waste import workspace_waste
 
 IMAGES = ROOT / "docs" / "images"
@@ -47,10 +47,7 @@ ITEMS = (
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hostile")
-    grid = sweep_grid(chunkers=["fixed_chars"], sizes=[120, 400], overlaps=[30], retrievers=["bm25"])
-    sweep(DOCUMENTS, ITEMS, grid, root)
-    return root
+    return swept(tmp_path_factory.mktemp("hostile"), sizes=[120, 400], overlap=30, documents=DOCUMENTS, items=ITEMS)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import argparse
 import re
 from pathlib import Path
 
+import corpora
 import pytest
 
 import contextgrid as cg
@@ -30,11 +31,7 @@ ITEMS = (
         question=f"How long do I have to return something? {HOSTILE}",
         anchors=(cg.Anchor("refunds.md", "Refunds are available within 30 days of purchase."),),
     ),
-    cg.EvalItem(
-        id="q2",
-        question="How long does one canister last?",
-        anchors=(cg.Anchor("stove.md", "burns for 90 minutes on one 230 g canister"),),
-    ),
+    corpora.ITEMS[1],  # the canister question, on the tiny corpus's stove.md
     cg.EvalItem(
         id="q3",
         question="What does a return cost?",
