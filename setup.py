@@ -2,7 +2,8 @@
 
 ``app.py``, ``pages/`` and ``sample_data/`` stay at the top of the checkout, where ``streamlit run app.py`` and
 the project's scripts find them; the wheel gets a copy of them in ``contextgrid/_dashboard``, which
-:mod:`contextgrid.core.resources` finds once installed.
+:mod:`contextgrid.core.resources` finds once installed. ``MANIFEST.in`` puts the same files in an sdist, so that
+a wheel built from it (``python -m build``) carries them too.
 """
 
 from __future__ import annotations
@@ -22,8 +23,12 @@ class BuildWithDashboard(build_py):
     files are the checkout's own)."""
 
     def run(self) -> None:
+        editable = getattr(self, "editable_mode", False)
+        if not editable:
+            # build/lib outlives a build: a module or page removed from the source since would ship again.
+            shutil.rmtree(Path(self.build_lib) / "contextgrid", ignore_errors=True)
         super().run()
-        if getattr(self, "editable_mode", False):
+        if editable:
             return
         target = Path(self.build_lib) / "contextgrid" / "_dashboard"
         for relative in SHIPPED:

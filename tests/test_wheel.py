@@ -11,6 +11,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,21 +19,27 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DEADLINE = 180.0
+DEADLINE = 120.0
 MANIFEST = "contextgrid.toml"
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new venv with the wheel built from this checkout; the dependencies come from the test environment."""
-    folder = tmp_path_factory.mktemp("wheel")
-    wheels = folder / "wheels"
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout, as ``pip wheel .`` builds it."""
+    wheels = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
         check=True,
-        cwd=folder,
+        cwd=wheels,
     )
-    (wheel,) = wheels.glob("contextgrid-*.whl")
+    (built,) = wheels.glob("contextgrid-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv with the wheel; the dependencies come from the test environment."""
+    folder = tmp_path_factory.mktemp("wheel")
     environment = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(environment)], check=True)
     pip = [str(environment / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]
@@ -40,10 +47,20 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return environment
 
 
+def test_the_wheel_ships_the_sample_workspace_only(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    shipped = sorted(name.removeprefix("contextgrid/_dashboard/") for name in names if "/_dashboard/" in name)
+    sample = ROOT / "sample_data" / "workspace"
+    expected = ["app.py", ".streamlit/config.toml", *(f"pages/{path.name}" for path in (ROOT / "pages").glob("*.py"))]
+    expected += [f"sample_data/workspace/{path.relative_to(sample)}" for path in sample.rglob("*") if path.is_file()]
+    assert shipped == sorted(expected)  # not the hand-made workspace, the corpus nor a __pycache__
+
+
 def test_the_wheel_carries_the_dashboard_and_the_sample(venv: Path, tmp_path: Path) -> None:
     script = (
         "import contextgrid, contextgrid.cli.app as app, contextgrid.workspace.sample as sample\n"
-        "print(contextgrid.__file__); print(app.APP); print(sample.SAMPLE)\n"
+        "print(contextgrid.__file__); print(app.app_script()); print(sample.SAMPLE)\n"
     )
     found = subprocess.run(
         [str(venv / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
@@ -58,6 +75,21 @@ def test_the_wheel_carries_the_dashboard_and_the_sample(venv: Path, tmp_path: Pa
         path.name for path in (ROOT / "pages").glob("*.py")
     )
     assert (sample / "contextgrid.toml").read_bytes() == (ROOT / "sample_data" / "workspace" / MANIFEST).read_bytes()
+
+
+def test_the_dashboards_streamlit_settings_apply_from_any_folder(venv: Path, tmp_path: Path) -> None:
+    # What `streamlit run SCRIPT` does first (streamlit/web/cli.py): the settings beside the script count.
+    script = (
+        "import streamlit.config as config\n"
+        "from contextgrid.cli.app import app_script\n"
+        "config._main_script_path = str(app_script())\n"
+        "config.get_config_options(force_reparse=True)\n"
+        "print(config.get_option('runner.magicEnabled'), config.get_option('server.fileWatcherType'))\n"
+    )
+    found = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert found.stdout.split() == ["False", "none"]
 
 
 def _free_port() -> int:

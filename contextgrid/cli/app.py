@@ -11,13 +11,22 @@ from pathlib import Path
 from contextgrid.cli.commands import Subcommand
 from contextgrid.core.resources import shipped
 from contextgrid.workspace.manifest import load_workspace
-from contextgrid.workspace.sample import SAMPLE
 
-__all__ = ["APP", "COMMAND", "app_command"]
+__all__ = ["COMMAND", "app_command", "app_script"]
 
 
-APP = shipped("app.py")
-"""The dashboard script ``contextgrid app`` starts: shipped in the package, or an editable install's own."""
+def app_script() -> Path:
+    """The dashboard script ``contextgrid app`` starts: shipped in the package, or an editable install's own.
+
+    Looked up when the dashboard starts, not when the command line is imported: the other subcommands work even
+    where the dashboard's files cannot be found.
+
+    Examples
+    --------
+    >>> app_script().name, (app_script().parent / ".streamlit" / "config.toml").is_file()
+    ('app.py', True)
+    """
+    return shipped("app.py")
 
 
 def _port(text: str) -> int:
@@ -35,7 +44,6 @@ def _configure_app(parser: argparse.ArgumentParser) -> None:
         "workspace",
         nargs="?",
         type=Path,
-        default=SAMPLE,
         metavar="WORKSPACE",
         help="the workspace folder to open (default: the sample workspace)",
     )
@@ -56,18 +64,24 @@ def app_command(
     Examples
     --------
     >>> from pathlib import Path
-    >>> app_command(Path("/data/ws"), port=8600, headless=True)[3:]  # doctest: +ELLIPSIS
+    >>> command = app_command(Path("/data/ws"), port=8600, headless=True)
+    >>> command[3:]  # doctest: +ELLIPSIS
     ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.port', '8600', '--server.headless', 'true', '--',
      '--workspace', '/data/ws']
+    >>> command[4] == str(app_script())
+    True
     """
     options = ["--server.address", address]
     options += [] if port is None else ["--server.port", str(port)]
     options += ["--server.headless", "true"] if headless else []
-    return [sys.executable, "-m", "streamlit", "run", str(APP), *options, "--", "--workspace", str(workspace)]
+    return [sys.executable, "-m", "streamlit", "run", str(app_script()), *options, "--", "--workspace", str(workspace)]
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    workspace = load_workspace(args.workspace)  # a broken workspace fails here, not inside the dashboard
+    from contextgrid.workspace.sample import SAMPLE  # located only when the dashboard is asked for
+
+    # A broken workspace fails here, not inside the dashboard.
+    workspace = load_workspace(SAMPLE if args.workspace is None else args.workspace)
     command = app_command(workspace.root, port=args.port, headless=args.headless, address=args.address)
     process = subprocess.Popen(command)
 
