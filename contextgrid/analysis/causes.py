@@ -27,14 +27,13 @@ for every configuration of a workspace.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from numbers import Real
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.checks import check_fraction, check_k
+from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
 from contextgrid.core.text import words
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import overlap_pairs, union
@@ -121,9 +120,7 @@ def check_split_threshold(value: object, *, function: str) -> float:
     ...
     contextgrid.core.errors.InvalidParameterError: The 'split_threshold' parameter of f must be a number in (0, 1]...
     """
-    if not isinstance(value, Real) or isinstance(value, bool) or not 0 < float(value) <= 1:
-        raise parameter_error(function, "split_threshold", "a number in (0, 1]", value)
-    return float(value)
+    return check_fraction(value, function=function, parameter="split_threshold", low_open=True)
 
 
 def _distinct_items(items: Iterable[EvalItem], function: str) -> tuple[EvalItem, ...]:
@@ -509,7 +506,9 @@ def cause_transitions(table: pd.DataFrame, before: str, after: str) -> pd.DataFr
     for name in (before, after):
         if not (table["config"] == name).any():
             known = ", ".join(map(str, dict.fromkeys(table["config"])))
-            raise ContextGridError(f"{function}: no configuration named {name!r} in the table. Available: {known}")
+            raise UnknownConfigurationError(
+                f"{function}: no configuration named {name!r} in the table. Available: {known}"
+            )
     if before == after:
         raise ContextGridError(f"{function}: compare two different configurations, got {before!r} twice")
     start = table.loc[table["config"] == before, ["question", "cause"]]

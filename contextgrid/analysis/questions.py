@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from contextgrid.core.checks import TIE_TOLERANCE, check_k
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
 from contextgrid.data.records import Chunk
 from contextgrid.engine.scoring import ranked_grades, score_questions
 from contextgrid.metrics.base import BUILTIN_METRICS, METRICS, Qrels
@@ -296,7 +296,7 @@ def question_changes(per_question: pd.DataFrame, a: str, b: str, *, tolerance: f
     """
     for name in (a, b):
         if name not in per_question.columns:
-            raise ContextGridError(
+            raise UnknownConfigurationError(
                 f"no configuration named {name!r} in this table. Available: {', '.join(map(str, per_question.columns))}"
             )
     if a == b:
@@ -327,7 +327,7 @@ def shared_scores(per_question: pd.DataFrame, configs: Sequence[str]) -> dict[st
     """
     missing = [name for name in configs if name not in per_question.columns]
     if missing:
-        raise ContextGridError(
+        raise UnknownConfigurationError(
             f"no configuration named {', '.join(map(repr, missing))} in this table. "
             f"Available: {', '.join(map(str, per_question.columns))}"
         )
