@@ -1,4 +1,4 @@
-"""contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR]`.
+"""contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR] [--allow-folders DIR ...]`.
 
 Run as Streamlit's script, it lays out the data source in the sidebar and
 routes to the pages in pages/; the pages read the chosen source from the
@@ -11,8 +11,6 @@ functions that use them), so that it answers as soon as it can.
 
 from __future__ import annotations
 
-import argparse
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -23,53 +21,91 @@ import streamlit as st
 
 if TYPE_CHECKING:
     from pages._loading import Source
+    from pages._uploads import Upload
 
 SOURCES = {
-    "sample": "Bundled sample workspace",
+    "sample": "The server's workspace",
     "folder": "Workspace folder",
     "upload": "Upload files",
 }
 
 
-def _default_workspace() -> str:
-    from contextgrid.workspace.sample import SAMPLE
+def _offered() -> list[str]:
+    """The sources a visitor may choose: a folder only where the server was started with folders to allow."""
+    from pages import _server
 
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--workspace", default=str(SAMPLE))
-    known, _ = parser.parse_known_args(sys.argv[1:])
-    return str(known.workspace)
+    return [source for source in SOURCES if source != "folder" or _server.settings().allowed]
+
+
+def _folder_source() -> str | None:
+    """The workspace folder the visitor typed, if the server may open it; else say why in the sidebar."""
+    from contextgrid import ContextGridError
+    from contextgrid.render.markup import escape_markdown as md
+    from pages import _server, _state
+
+    allowed = _server.settings().allowed
+    st.session_state.setdefault("_widget_workspace", str(st.session_state.get("workspace", "")))
+    path = st.text_input(
+        "Workspace folder (holds contextgrid.toml)",
+        key="_widget_workspace",
+        help=f"Under {', '.join(allowed)}: the folders this server may open.",
+    )
+    _state.remember("workspace", path)
+    if not path:
+        return None
+    try:
+        return _server.open_folder(path)
+    except ContextGridError as error:
+        st.error(md(str(error)), icon=":material/block:")
+        return None
+
+
+def _uploaded_source() -> Upload | None:
+    """The uploaded files, stored in this session's own folder; a refused name is said in the sidebar."""
+    from contextgrid import ContextGridError
+    from contextgrid.render.markup import escape_markdown as md
+    from pages import _uploads
+
+    limit = st.get_option("server.maxUploadSize")
+    st.caption(f"Each file up to {limit} MB. Uploads stay with this session and are deleted when it ends.")
+    qrels = st.file_uploader("Qrels", key="upload_qrels")
+    runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")
+    with st.expander("Optional: documents, chunks, questions"):
+        extras = {
+            "documents": st.file_uploader("Documents (JSON Lines: doc_id, text)", key="upload_documents"),
+            "chunks": st.file_uploader("Chunks of the runs (JSON Lines)", key="upload_chunks"),
+            "questions": st.file_uploader("Questions (JSON Lines)", key="upload_questions"),
+        }
+    if qrels is None or not runs:
+        st.info("Upload one qrels file and at least one run.")
+        return None
+    folder = st.session_state.get("_upload_folder")
+    if folder is None:
+        folder = st.session_state["_upload_folder"] = _uploads.SessionFolder()
+    try:
+        return _uploads.uploaded_source(
+            (qrels.name, qrels.getvalue()),
+            tuple((run.name, run.getvalue()) for run in runs),
+            folder=folder,
+            **{key: (upload.name, upload.getvalue()) for key, upload in extras.items() if upload is not None},
+        )
+    except ContextGridError as error:
+        st.error(md(str(error)), icon=":material/error:")
+        return None
 
 
 def _chosen_source() -> Source | None:
-    """What the pages read, from the sidebar's choice: a workspace folder, or the uploaded files."""
-    from pages import _data, _state
+    """What the pages read, from the sidebar's choice: the server's workspace, a folder, or uploaded files."""
+    from pages import _server, _state
 
     with st.sidebar:
         st.header("Data")
-        source = _state.choose("Source", list(SOURCES), "source", container=st.sidebar, format_func=SOURCES.__getitem__)
+        source = _state.choose("Source", _offered(), "source", container=st.sidebar, format_func=SOURCES.__getitem__)
         if source == "sample":
-            return _default_workspace()
+            return _server.settings().workspace
         if source == "folder":
-            st.session_state.setdefault("_widget_workspace", str(st.session_state.get("workspace", "")))
-            path = st.text_input("Workspace folder (holds contextgrid.toml)", key="_widget_workspace")
-            _state.remember("workspace", path)
-            return path or None
-        qrels = st.file_uploader("Qrels", key="upload_qrels")
-        runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")
-        with st.expander("Optional: documents, chunks, questions"):
-            extras = {
-                "documents": st.file_uploader("Documents (JSON Lines: doc_id, text)", key="upload_documents"),
-                "chunks": st.file_uploader("Chunks of the runs (JSON Lines)", key="upload_chunks"),
-                "questions": st.file_uploader("Questions (JSON Lines)", key="upload_questions"),
-            }
-        if qrels is None or not runs:
-            st.info("Upload one qrels file and at least one run.")
-            return None
-        return _data.uploaded_source(
-            (qrels.name, qrels.getvalue()),
-            tuple((run.name, run.getvalue()) for run in runs),
-            **{key: (upload.name, upload.getvalue()) for key, upload in extras.items() if upload is not None},
-        )
+            return _folder_source()
+        return _uploaded_source()
 
 
 def _dashboard() -> None:
@@ -99,10 +135,10 @@ def _prepare_default() -> None:
     A workspace that cannot be read is only mentioned here: the page says what is wrong when it is opened.
     """
     from contextgrid import ContextGridError
-    from pages import _data
+    from pages import _data, _server
 
     started = time.perf_counter()
-    root = _default_workspace()
+    root = _server.settings().workspace
     try:
         _data.prepare(root)
     except ContextGridError as error:

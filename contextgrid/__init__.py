@@ -6,6 +6,7 @@ from contextgrid.answering.context import BudgetedContext, assemble_context
 from contextgrid.answering.lexical import score_answer
 from contextgrid.chunking import CHUNKERS, available_chunkers, chunk_documents, get_chunker
 from contextgrid.core.errors import (
+    AccessDeniedError,
     ContextGridError,
     DuplicateChunkError,
     InputFileError,
@@ -78,6 +79,7 @@ __all__ = [
     "CHUNKERS",
     "DEFAULT_KS",
     "METRICS",
+    "AccessDeniedError",
     "Anchor",
     "Answer",
     "AnswerRecord",

@@ -4,14 +4,13 @@ Each computation is cached with :func:`cached`, by its source and the version
 of the source's content: a workspace folder's version is a fingerprint of
 every file in it (path, size, modification time), so an edited file is read
 again and an unchanged one is not; uploaded files are keyed by their bytes,
-never by the UploadedFile objects, and stored in a folder named after their
-hash. Pages draw what they get from here with contextgrid's render builders.
+never by the UploadedFile objects (:mod:`pages._uploads`). Pages draw what
+they get from here with contextgrid's render builders.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +56,12 @@ from contextgrid.answering.batch import (
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.evidence.run_waste import coverage_by_configuration
 from contextgrid.evidence.waste import Waste, measure_waste, waste_frame
+from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
 from contextgrid.workspace.model import Workspace
-from pages._loading import UPLOADS, Snapshot, Source, Upload, snapshot, workspace
+from pages._loading import Snapshot, Source, results, snapshot, workspace
+from pages._uploads import Upload
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -122,70 +123,39 @@ def chosen_source(page: str) -> Source:
     return source
 
 
-def guard(action: Callable[[], T], *, source: Source | None = None) -> T:
-    """Run ``action``; on bad input show the error as a message and stop this page, never a traceback.
+def shown(error: ContextGridError, source: Source | None) -> str:
+    """The message of ``error``, uploaded files named as the user uploaded them."""
+    message = str(error)
+    if isinstance(source, Upload):
+        for path in source.files:
+            message = message.replace(path, Path(path).name)
+    return message
 
-    Uploaded files are shown by the names the user uploaded them as.
-    """
+
+def guard(action: Callable[[], T], *, source: Source | None = None) -> T:
+    """Run ``action``; on bad input show the error as a message and stop this page, never a traceback."""
     try:
         return action()
     except ContextGridError as error:
-        message = str(error)
-        if isinstance(source, Upload):
-            for path in source.files:
-                message = message.replace(path, Path(path).name)
-        st.error(message, icon=":material/error:")
+        # Escaped: a message quotes the offending line of a file, which is the user's text, not markdown.
+        st.error(md(shown(error, source)), icon=":material/error:")
         st.stop()
 
 
-# -- uploads ---------------------------------------------------------------------------------------
-
-
-def _write_if_changed(path: Path, data: bytes) -> None:
-    # The folder is named after the bytes; a file already there that differs is one a write left unfinished.
-    if not path.exists() or path.read_bytes() != data:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-
-
-def uploaded_source(
-    qrels: tuple[str, bytes],
-    runs: tuple[tuple[str, bytes], ...],
-    *,
-    chunks: tuple[str, bytes] | None = None,
-    documents: tuple[str, bytes] | None = None,
-    questions: tuple[str, bytes] | None = None,
-) -> Upload:
-    """Store uploaded ``(name, bytes)`` files in a folder named after their content; the source they make.
-
-    Each run becomes a configuration named after its file
-    (:func:`~contextgrid.workspace.builder.workspace_from_files`); an uploaded
-    chunks file is the chunking of every run. Each file keeps the name it was
-    uploaded as, in a folder of its role (runs one folder each, as two may
-    share a name), so that the readers' messages name it.
-    """
-    single = {"qrels": qrels, "documents": documents, "chunks": chunks, "questions": questions}
-    digest = hashlib.sha256()
-    for role, upload in (*(("run", run) for run in runs), *single.items()):
-        if upload is not None:
-            digest.update(f"{role}\0{upload[0]}\0".encode() + hashlib.sha256(upload[1]).digest())
-    folder = UPLOADS / digest.hexdigest()[:16]
-    stored: dict[str, str | None] = {}
-    for role, upload in single.items():
-        stored[role] = None if upload is None else str(folder / role / Path(upload[0]).name)
-        if upload is not None:
-            _write_if_changed(folder / role / Path(upload[0]).name, upload[1])
-    run_paths = tuple(str(folder / "runs" / str(position) / Path(name).name) for position, (name, _) in enumerate(runs))
-    for path, (_, data) in zip(run_paths, runs, strict=True):
-        _write_if_changed(Path(path), data)
-    return Upload(
-        folder.name,
-        qrels=str(stored["qrels"]),
-        runs=run_paths,
-        documents=stored["documents"],
-        chunks=stored["chunks"],
-        questions=stored["questions"],
-    )
+def usable_workspace(source: Source) -> Workspace:
+    """The configurations of ``source`` that could be read, once scored; those that could not are listed above
+    the page with their errors (every page shows the rest). Stops the page when none could be read."""
+    scored = guard(lambda: results(source, snapshot(source).version), source=source)
+    if scored.unreadable:
+        failed = len(scored.unreadable)
+        lines = "\n".join(f"- **{md(name)}**: {md(shown(error, source))}" for name, error in scored.unreadable.items())
+        st.warning(
+            f"{failed} configuration{'s' if failed > 1 else ''} could not be read and "
+            f"{'are' if failed > 1 else 'is'} left out; the other {len(scored.workspace.configs)} are shown.\n\n"
+            + lines,
+            icon=":material/warning:",
+        )
+    return scored.workspace
 
 
 # -- the grid (pages/overview.py) ------------------------------------------------------------------

@@ -10,46 +10,32 @@ ask whether it is done and show something else meanwhile.
 from __future__ import annotations
 
 import hashlib
-import tempfile
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
+from contextgrid.core.errors import ContextGridError
 from contextgrid.workspace.builder import workspace_from_files
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.results import WorkspaceResults
-
-UPLOADS = Path(tempfile.gettempdir()) / "contextgrid-uploads"
-"""Where uploaded files are kept, each upload in a folder named after its content: the readers take paths."""
-
-
-@dataclass(frozen=True, slots=True)
-class Upload:
-    """Uploaded files as stored under :data:`UPLOADS`: what :func:`workspace_from_files` builds the workspace from.
-
-    ``digest`` hashes every file's name and bytes, so it is the upload's content version; the paths hold the
-    names the files were uploaded as.
-    """
-
-    digest: str
-    qrels: str
-    runs: tuple[str, ...]
-    documents: str | None = None
-    chunks: str | None = None
-    questions: str | None = None
-
-    @property
-    def files(self) -> tuple[str, ...]:
-        """Every stored file, runs after qrels."""
-        optional = (self.documents, self.chunks, self.questions)
-        return (self.qrels, *self.runs, *(path for path in optional if path is not None))
-
+from pages._server import confinement
+from pages._uploads import Upload
 
 Source = str | Upload
 """What the pages read: a workspace folder (holding a ``contextgrid.toml``), or uploaded files."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A workspace's configurations that could be read, scored; and the error of each that could not."""
+
+    workspace: Workspace
+    unreadable: Mapping[str, ContextGridError]
+    results: WorkspaceResults
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +47,19 @@ class Snapshot:
 
     @property
     def workspace(self) -> Workspace:
-        """The source's workspace at this version, loaded once."""
-        return cached_workspace(self.source, self.version)
+        """The source's workspace at this version without the configurations that cannot be read (see
+        :func:`results`)."""
+        return results(self.source, self.version).workspace
 
     @property
     def results(self) -> WorkspaceResults:
-        """Every configuration scored, once (see :func:`results`)."""
-        return results(self.source, self.version)
+        """Every readable configuration scored, once (see :func:`results`)."""
+        return results(self.source, self.version).results
+
+    @property
+    def unreadable(self) -> Mapping[str, ContextGridError]:
+        """The configurations that could not be read, with their errors."""
+        return results(self.source, self.version).unreadable
 
 
 def fingerprint(root: str) -> str:
@@ -94,7 +86,10 @@ def snapshot(source: Source) -> Snapshot:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def cached_workspace(source: Source, version: str) -> Workspace:
-    """The workspace of ``source`` at ``version`` (see :func:`version`), loaded once."""
+    """The workspace of ``source`` at ``version`` (see :func:`version`) as its manifest declares it, loaded once.
+
+    A folder other than the server's own is opened only if the server may open it, and its manifest may name
+    files only inside it and the allowed folders (:func:`~pages._server.confinement`)."""
     if isinstance(source, Upload):
         return workspace_from_files(
             "uploaded",
@@ -104,27 +99,38 @@ def cached_workspace(source: Source, version: str) -> Workspace:
             chunks=source.chunks,
             questions=source.questions,
         )
-    return load_workspace(source)
+    return load_workspace(source, within=confinement(source))
+
+
+def declared(source: Source) -> Workspace:
+    """The workspace of ``source`` as declared, before any file is read: every configuration, readable or not."""
+    return cached_workspace(source, version(source))
 
 
 def workspace(source: Source) -> Workspace:
-    """The workspace of ``source``, loaded once per version of its content."""
+    """The readable part of ``source``'s workspace, once it is scored (see :func:`results`)."""
     return snapshot(source).workspace
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def scoring(source: Source, version: str) -> Future[WorkspaceResults]:
-    """Every configuration of ``source`` at ``version`` scored (``Workspace.evaluate()``) on a thread of its own,
-    started once; the caller waits on the result, which re-raises the library's error if there was one."""
+def scoring(source: Source, version: str) -> Future[Scored]:
+    """Every configuration of ``source`` at ``version`` read (``Workspace.readable()``) and those that could be
+    scored (``evaluate()``) on a thread of its own, started once; the caller waits on the result, which re-raises
+    the library's error if no configuration could be read."""
     ws = cached_workspace(source, version)
+
+    def score() -> Scored:
+        part, unreadable = ws.readable()
+        return Scored(part, unreadable, part.evaluate())
+
     pool = ThreadPoolExecutor(1, thread_name_prefix="contextgrid-scoring")
     try:
-        return pool.submit(ws.evaluate)
+        return pool.submit(score)
     finally:
         pool.shutdown(wait=False)
 
 
-def results(source: Source, version: str) -> WorkspaceResults:
+def results(source: Source, version: str) -> Scored:
     """The scores of :func:`scoring`, once it ends. A failure is raised and forgotten, so that the next
     visit tries again (as a cached function that raised would), rather than showing it until a file changes."""
     future = scoring(source, version)

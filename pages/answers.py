@@ -12,6 +12,7 @@ from pages import _data, _state
 st.title("Answers")
 source = _data.chosen_source(__file__)
 
+_data.usable_workspace(source)
 configs = _data.guard(lambda: _data.answer_configs(source), source=source)
 if not configs:
     st.info(

@@ -11,12 +11,12 @@ from contextgrid.render import interval_chart
 from contextgrid.render.grid_charts import pair_scatter
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
-from pages import _data, _loading, _state
+from pages import _data, _state
 
 st.title("Compare")
 source = _data.chosen_source(__file__)
 
-workspace = _data.guard(lambda: _loading.workspace(source), source=source)
+workspace = _data.usable_workspace(source)
 names = list(workspace.names)
 if len(names) < 2:
     st.info("Comparing needs at least two configurations.")

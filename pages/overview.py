@@ -18,14 +18,14 @@ from pages import _data, _loading, _state
 st.title("Overview")
 source = _data.chosen_source(__file__)
 
-workspace = _data.guard(lambda: _loading.workspace(source), source=source)
-st.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
-pending = st.empty()
+declared = _data.guard(lambda: _loading.declared(source), source=source)
+caption = st.empty()
 if not _data.guard(lambda: _loading.scored(source), source=source):
     # Only a line while the runs are read: on two cores, drawing more now would slow the scoring it waits for.
-    pending.caption(f"Scoring {len(workspace.configs)} configurations …")
+    caption.caption(f"Scoring {len(declared.configs)} configurations …")
+workspace = _data.usable_workspace(source)
 grid = _data.guard(lambda: _data.grid(source), source=source)
-pending.empty()
+caption.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
 
 table, heatmap, pivot, curves, causes = st.tabs(
     ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k", "Why questions fail"],

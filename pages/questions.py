@@ -14,14 +14,14 @@ from contextgrid.analysis.causes import CAUSES
 from contextgrid.analysis.questions import question_label
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.markup import escape_markdown as md
-from pages import _data, _loading, _state
+from pages import _data, _state
 
 QUESTIONS_OFFERED = 200
 
 st.title("Questions")
 source = _data.chosen_source(__file__)
 
-workspace = _data.guard(lambda: _loading.workspace(source), source=source)
+workspace = _data.usable_workspace(source)
 notice = st.empty()
 left, middle, right = st.columns(3)
 with left:

@@ -31,7 +31,7 @@ from contextgrid.render.waste_figures import (
     span_map,
     waste_split_plot,
 )
-from pages import _data, _loading, _state
+from pages import _data, _state
 
 
 def exports(spec: Spec, figure: Callable[[], Any], name: str) -> None:
@@ -59,7 +59,7 @@ def exports(spec: Spec, figure: Callable[[], Any], name: str) -> None:
 
 st.title("Context waste")
 source = _data.chosen_source(__file__)
-workspace = _data.guard(lambda: _loading.workspace(source), source=source)
+workspace = _data.usable_workspace(source)
 missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
 if missing:
     st.info(

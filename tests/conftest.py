@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 import contextgrid as cg
+
+SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -21,6 +25,14 @@ def _registry_left_as_found() -> Iterator[None]:
             cg.METRICS.unregister(name)
     for name, cls in before.items():
         cg.METRICS.register(name, replace=True)(cls)
+
+
+@pytest.fixture(autouse=True)
+def _server_allows_test_folders(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The dashboard pages run in this process (AppTest) open the folders tests make, as a server started with
+    ``--allow-folders`` on them would; a test of the refusal sets its own command line."""
+    allowed = [str(tmp_path_factory.getbasetemp()), str(SAMPLE_DATA)]
+    monkeypatch.setattr(sys, "argv", [sys.argv[0], "--allow-folders", *allowed])
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import contextgrid as cg
 from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_grid
 from contextgrid.analysis.questions import question_changes, question_label
 from contextgrid.io import read_qrels, read_run
+from contextgrid.render.markup import escape_markdown as md
 from contextgrid.workspace.manifest import load_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,8 +217,8 @@ def test_a_malformed_workspace_shows_a_readable_error(tmp_path: Path) -> None:
     app = start(source="folder", workspace=str(tmp_path))
     assert not app.exception
     message = app.error[0].value
-    assert "bad.trec" in message
-    assert "line 2" in message
+    assert md("bad.trec") in message
+    assert md("line 2") in message
     assert app.sidebar.selectbox[0].value == "folder"
 
 
@@ -246,7 +247,7 @@ def test_every_page_renders_with_every_choice_of_k() -> None:
 
 
 def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
-    from pages import _data, _loading
+    from pages import _data, _loading, _uploads
 
     sample = load_workspace(SAMPLE)
     first, second = sample.names[:2]
@@ -258,33 +259,35 @@ def test_uploads_become_a_workspace_keyed_by_their_content() -> None:
         "questions": ("questions.jsonl", (SAMPLE / "questions.jsonl").read_bytes()),
     }
     extras = {key: files[key] for key in ("chunks", "documents", "questions")}
-    source = _data.uploaded_source(files["qrels"], files["runs"], **extras)
-    assert _data.uploaded_source(files["qrels"], files["runs"], **extras) == source
+    folder = _uploads.SessionFolder()
+    source = _uploads.uploaded_source(files["qrels"], files["runs"], folder=folder, **extras)
+    assert _uploads.uploaded_source(files["qrels"], files["runs"], folder=folder, **extras) == source
     assert _loading.version(source) == source.digest
     # Built from the files themselves: no manifest is written to be read back.
-    assert not list((_loading.UPLOADS / source.digest).rglob("contextgrid.toml"))
+    assert not list((folder.path / source.digest).rglob("contextgrid.toml"))
     uploaded = _loading.workspace(source)
     assert uploaded.names == (first, second)
     assert uploaded.chunks(first) == sample.chunks(first)
     assert uploaded.questions == sample.questions
     assert uploaded.evaluate().to_dataframe().loc[first].to_dict() == sample_scores(first)
     assert _data.grid(source).loc[first, list(sample_scores(first))].to_dict() == sample_scores(first)
-    other = _data.uploaded_source(files["qrels"], files["runs"][:1])
+    other = _uploads.uploaded_source(files["qrels"], files["runs"][:1], folder=folder)
     assert other.digest != source.digest
     assert _loading.workspace(other).names == (first,)
 
 
 def test_every_page_renders_on_uploaded_files() -> None:
-    from pages import _data
+    from pages import _uploads
 
     sample = load_workspace(SAMPLE)
     first, second = sample.names[:2]
-    source = _data.uploaded_source(
+    source = _uploads.uploaded_source(
         ("qrels.trec", sample.config(first).qrels.read_bytes()),
         tuple((f"{name}.trec", sample.config(name).run.read_bytes()) for name in (first, second)),
         chunks=("chunks.jsonl", Path(str(sample.config(first).chunks)).read_bytes()),
         documents=("documents.jsonl", (SAMPLE / "documents.jsonl").read_bytes()),
         questions=("questions.jsonl", (SAMPLE / "questions.jsonl").read_bytes()),
+        folder=(folder := _uploads.SessionFolder()),
     )
     for name in ("overview.py", "questions.py", "compare.py", "waste.py"):
         # The page alone, with the source app.py would have put in the session.
@@ -296,6 +299,7 @@ def test_every_page_renders_on_uploaded_files() -> None:
     overview.session_state["root"] = source
     shown = overview.run().dataframe[0].value
     assert shown.loc[first].to_dict() == pytest.approx(sample_scores(first), abs=0, rel=0)
+    folder.remove()
 
 
 def test_the_data_layer_computes_again_when_a_file_changes_and_keeps_computations_apart(tmp_path: Path) -> None:
@@ -316,17 +320,20 @@ def test_the_data_layer_computes_again_when_a_file_changes_and_keeps_computation
 def test_an_upload_error_names_the_file_as_uploaded(monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from pages import _data
+    from pages import _data, _uploads
 
     shown: list[str] = []
     monkeypatch.setattr(st, "error", lambda message, **_: shown.append(message))
     monkeypatch.setattr(st, "stop", lambda: None)
-    source = _data.uploaded_source(
-        ("qrels.txt", b"q1 0 c1 2\n"), (("broken.trec", b"q1 Q0 c1 1 0.9 mine\nq1 Q0 c2 2 0.8\n"),)
+    source = _uploads.uploaded_source(
+        ("qrels.txt", b"q1 0 c1 2\n"),
+        (("broken.trec", b"q1 Q0 c1 1 0.9 mine\nq1 Q0 c2 2 0.8\n"),),
+        folder=(folder := _uploads.SessionFolder()),
     )
     _data.guard(lambda: _data.grid(source), source=source)
     assert len(shown) == 1
-    assert shown[0].startswith("broken.trec, line 2: expected 6 whitespace-separated columns")
+    assert shown[0].startswith(md("broken.trec, line 2: expected 6 whitespace-separated columns"))
+    folder.remove()
 
 
 def test_the_question_list_offers_the_first_rows_and_the_remembered_question() -> None:

@@ -57,12 +57,12 @@ def test_documents_chunks_and_questions_load_as_the_manifests_do(tmp_path: Path)
 
 def test_configurations_are_named_after_their_run_files(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
-    for path in (tmp_path / "q.trec", tmp_path / "bm25.trec", tmp_path / "a" / "bm25.trec.gz"):
+    for path in (tmp_path / "q.trec", tmp_path / "bm25.trec", tmp_path / "a" / "dense.v2.trec.gz"):
         path.write_text("")
     built = workspace_from_files(
-        "w", qrels=tmp_path / "q.trec", runs=[tmp_path / "bm25.trec", tmp_path / "a" / "bm25.trec.gz"]
+        "w", qrels=tmp_path / "q.trec", runs=[tmp_path / "bm25.trec", tmp_path / "a" / "dense.v2.trec.gz"]
     )
-    assert built.names == ("bm25", "bm25'")
+    assert built.names == ("bm25", "dense")
     assert [dict(config.params) for config in built.configs] == [{}, {}]
     assert built.root == tmp_path.resolve()
 

@@ -7,6 +7,7 @@ bad input, whichever part of the library refused it.
 from __future__ import annotations
 
 __all__ = [
+    "AccessDeniedError",
     "ContextGridError",
     "DuplicateChunkError",
     "InputFileError",
@@ -62,6 +63,13 @@ class UnknownScoreError(ContextGridError):
 
 class MissingWorkspaceInputError(ContextGridError):
     """A workspace lacks a file a call needs (documents, questions, a configuration's chunks or answers)."""
+
+
+class AccessDeniedError(ContextGridError, PermissionError):
+    """A path lies outside the folders a caller may read (a shared dashboard's allowed folders, say).
+
+    Also a :class:`PermissionError`: the file may exist, but this caller is not to read it.
+    """
 
 
 class QuestionMismatchError(ContextGridError):

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from contextgrid.core.errors import ContextGridError, InputFileError
+from contextgrid.core.errors import ContextGridError, InputFileError, NameTakenError
 from contextgrid.workspace.configuration import Configuration
 from contextgrid.workspace.model import Workspace
 
@@ -63,8 +63,8 @@ def workspace_from_files(
         The judgements every run is scored against.
     runs : sequence of paths
         One configuration each, in this order, named after its file
-        (:func:`configuration_name`); a name already taken gets a ``'``
-        appended until it is not. The configurations have no parameters.
+        (:func:`configuration_name`), so no two may share that name. The
+        configurations have no parameters.
     documents : path, optional
         A JSON Lines file or a folder of text files, shared.
     chunks : path, optional
@@ -83,6 +83,8 @@ def workspace_from_files(
     ------
     InputFileError
         Naming the file, for a file that does not exist.
+    NameTakenError
+        For two runs that make the same configuration name.
     ContextGridError
         For no run, a name that is not a non-empty string, or answers of a
         configuration the runs do not make.
@@ -112,10 +114,14 @@ def workspace_from_files(
     chunking = None if chunks is None else _existing("chunks", chunks)
     run_paths = [_existing("run", run) for run in runs]
     names: list[str] = []
-    for run in run_paths:
+    for position, run in enumerate(run_paths):
         config = configuration_name(run)
-        while config in names:
-            config += "'"
+        if config in names:
+            earlier = run_paths[names.index(config)]
+            raise NameTakenError(
+                f"{label}: the runs {str(earlier)!r} and {str(runs[position])!r} would both be configuration "
+                f"{config!r} (a configuration is named after its run file, up to the first dot); rename one"
+            )
         names.append(config)
     answered = {} if answers is None else dict(answers)
     for config, path in answered.items():

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import InputFileError
+from contextgrid.workspace.access import is_within
 from contextgrid.workspace.configuration import Configuration, is_param_value
 from contextgrid.workspace.model import MANIFEST, Workspace
 
@@ -31,9 +32,10 @@ _ANY_HEADER = re.compile(r"^\s*\[")
 class _Manifest:
     """The parsed manifest with its text, so every complaint can name the line it is about."""
 
-    def __init__(self, path: Path, shown: str) -> None:
+    def __init__(self, path: Path, shown: str, within: tuple[Path, ...] | None) -> None:
         self.path = path
         self.shown = shown
+        self.within = within
         try:
             self.text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as error:
@@ -98,6 +100,14 @@ def _path(
     if not isinstance(value, str) or not value:
         raise manifest.error(line, f"{subject}: {key} must be a path (a non-empty string), got {value!r}")
     path = root / value
+    # Checked before existence, so that a refused path tells nothing about what lies outside.
+    if manifest.within is not None and not is_within(path, (root, *manifest.within)):
+        raise manifest.error(
+            line,
+            f"{subject}: the {key} {value!r} lies outside the workspace folder {root}"
+            + (f" and the allowed folders ({', '.join(map(str, manifest.within))})" if manifest.within else "")
+            + "; here a manifest may only name files inside them (symlinks followed)",
+        )
     if key == "documents" and not path.exists():
         raise manifest.error(line, f"{subject}: the documents {value!r} do not exist (paths are relative to {root})")
     if key != "documents" and not path.is_file():
@@ -185,19 +195,29 @@ def manifest_text(
     return "\n".join(lines) + "\n"
 
 
-def load_workspace(path: str | Path) -> Workspace:
+def load_workspace(path: str | Path, *, within: Sequence[str | Path] | None = None) -> Workspace:
     """Read the workspace in folder ``path`` (or from its ``contextgrid.toml`` itself).
 
     The manifest is checked in full, and every file it names must exist; the
     files are read later, when first asked for. Paths in the manifest are
     relative to the workspace folder.
 
+    Parameters
+    ----------
+    path : path
+        The workspace folder, or its manifest.
+    within : sequence of paths, optional
+        Confine the manifest: every file it names must resolve (symlinks
+        followed) inside the workspace folder or one of these folders. The
+        dashboard passes its allowed folders; by default a manifest may name
+        any file, as on the command line.
+
     Raises
     ------
     InputFileError
         Naming ``contextgrid.toml``, the line and the configuration, for a
         missing manifest or file, invalid TOML, an unknown key, a repeated
-        configuration name or a configuration without qrels.
+        configuration name or a configuration without qrels; with ``within``, for a path outside it.
 
     Examples
     --------
@@ -207,6 +227,8 @@ def load_workspace(path: str | Path) -> Workspace:
     ('bm25-fixed-512', 'dense-fixed-512', 'bm25-fixed-256', 'dense-fixed-256')
     >>> dict(workspace.config("dense-fixed-256").params)
     {'chunker': 'fixed', 'size': 256, 'overlap': 32, 'retriever': 'dense'}
+    >>> load_workspace(HANDMADE, within=[]).names == workspace.names
+    True
     """
     given = Path(path)
     manifest_path = given if given.name == MANIFEST and given.is_file() else given / MANIFEST
@@ -219,7 +241,10 @@ def load_workspace(path: str | Path) -> Workspace:
         )
         raise InputFileError(shown if given.is_dir() else given, None, None, expected)
     root = manifest_path.parent.resolve()
-    manifest = _Manifest(manifest_path, shown)
+    allowed = None if within is None else tuple(Path(folder).resolve() for folder in within)
+    if allowed is not None and not is_within(manifest_path, (root, *allowed)):
+        raise InputFileError(shown, None, None, "the manifest is a link to a file outside the allowed folders")
+    manifest = _Manifest(manifest_path, shown, allowed)
     data = manifest.data
     _check_keys(manifest, data, _TOP_KEYS, None)
 

@@ -134,6 +134,62 @@ class Workspace:
             missing.append(f"chunks (for {', '.join(without)})")
         return tuple(missing)
 
+    def readable(self) -> tuple[Workspace, Mapping[str, ContextGridError]]:
+        """This workspace without the configurations whose files cannot be read, and the error of each of those.
+
+        Every configuration's run and qrels are read and its scores' matrix
+        built (what scoring reads first), and its chunks and answers read if
+        it names them, so that what is left works on every view. The files
+        read are kept, and shared with the workspace returned. Its chunks are
+        not checked when the shared documents themselves cannot be read: that
+        is no one configuration's fault, and the views that need documents
+        say so. When no configuration can be read, the first one's error is
+        raised.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> part, failed = load_workspace(HANDMADE).readable()
+        >>> part.names, dict(failed)
+        (('bm25-fixed-512', 'dense-fixed-512', 'bm25-fixed-256', 'dense-fixed-256'), {})
+        """
+        documents_read = self.documents_path is not None and self._attempt(lambda: self.documents) is None
+
+        def read(config: Configuration) -> ContextGridError | None:
+            def load() -> None:
+                self.ranked_grades(config.name, _KEPT_DEPTH)
+                if config.chunks is not None and (documents_read or self.documents_path is None):
+                    self.chunks(config.name)
+                if config.answers is not None:
+                    self.answers(config.name)
+
+            return self._attempt(load)
+
+        errors = dict(zip(self.names, self._each_config(read), strict=True))
+        failed = {name: error for name, error in errors.items() if error is not None}
+        if not failed:
+            return self, MappingProxyType({})
+        if len(failed) == len(self.configs):
+            raise failed[self.names[0]]
+        part = Workspace(
+            self.name,
+            self.root,
+            tuple(config for config in self.configs if config.name not in failed),
+            questions_path=self.questions_path,
+            documents_path=self.documents_path,
+        )
+        for shared in ("_cache", "_locks", "_lock"):
+            object.__setattr__(part, shared, getattr(self, shared))
+        return part, MappingProxyType(failed)
+
+    @staticmethod
+    def _attempt(load: Callable[[], object]) -> ContextGridError | None:
+        try:
+            load()
+        except ContextGridError as error:
+            return error
+        return None
+
     def parameters(self) -> pd.DataFrame:
         """One row per configuration (index ``config``, manifest order), one column per parameter;
         nothing is read but the manifest. A parameter a configuration lacks is missing.

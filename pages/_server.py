@@ -1,0 +1,60 @@
+"""What the server was started with: ``streamlit run app.py -- [--workspace DIR] [--allow-folders DIR ...]``.
+
+The dashboard is shared by everyone who can reach it, so it opens no folder of
+the host a visitor names unless the server was started with the folders it
+may open (``contextgrid app --allow-folders DIR``), and then only under them;
+the workspace it was started on is always open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from contextgrid.core.errors import AccessDeniedError
+from contextgrid.workspace.access import allowed_path
+from pages._uploads import is_upload_folder
+
+HOW = "the server opens only folders under those it was started with (contextgrid app --allow-folders DIR)"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The workspace the server shows first, and the folders a visitor may open (none: no folder source)."""
+
+    workspace: str
+    allowed: tuple[str, ...]
+
+
+def settings() -> Settings:
+    """The server's settings, from its command line (read on each call: it is short, and tests change it)."""
+    from contextgrid.workspace.sample import SAMPLE
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--workspace", default=str(SAMPLE))
+    parser.add_argument("--allow-folders", nargs="*", default=[])
+    known, _ = parser.parse_known_args(sys.argv[1:])
+    return Settings(str(known.workspace), tuple(str(Path(folder).resolve()) for folder in known.allow_folders))
+
+
+def open_folder(path: str) -> str:
+    """The workspace folder a visitor asked for, resolved, if the server may open it; else an
+    :class:`~contextgrid.AccessDeniedError` that says why. Uploads are never a folder to open."""
+    server = settings()
+    if Path(path).resolve() == Path(server.workspace).resolve():
+        return server.workspace
+    if is_upload_folder(path):
+        raise AccessDeniedError(f"the folder {path!r} holds uploaded files, which are data, never a workspace")
+    return str(allowed_path(path, server.allowed, what="the workspace folder", how=HOW))
+
+
+def confinement(root: str) -> tuple[str, ...] | None:
+    """Where the files of workspace ``root``'s manifest may lie, besides its own folder: anywhere for the
+    workspace the server was started on (its user chose it), only the allowed folders for any other."""
+    server = settings()
+    if Path(root).resolve() == Path(server.workspace).resolve():
+        return None
+    open_folder(root)
+    return server.allowed

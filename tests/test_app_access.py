@@ -1,0 +1,206 @@
+"""The dashboard shows no visitor the host's files: folders open only under those the server allows, manifests
+stay inside them, uploads stay with their session; and a workspace with an unreadable configuration shows the
+rest on every page, the bad one named with its error."""
+
+from __future__ import annotations
+
+import gc
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import contextgrid as cg
+from contextgrid.io import read_qrels, read_run
+from contextgrid.render.markup import escape_markdown as md
+
+ROOT = Path(__file__).resolve().parent.parent
+QRELS = "q1 0 c1 2\nq1 0 c2 1\nq2 0 c3 1\n"
+GOOD = "q1 Q0 c1 1 0.9 a\nq1 Q0 c9 2 0.5 a\nq2 Q0 c3 1 0.7 a\n"
+OTHER = "q1 Q0 c2 1 0.9 b\nq2 Q0 c8 1 0.7 b\n"
+BAD = "q1 Q0 c1 1 high x\n"
+
+
+def start(**query: str) -> AppTest:
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        app.query_params[key] = value
+    return app.run()
+
+
+def server_started_with(monkeypatch: pytest.MonkeyPatch, *allowed: Path) -> None:
+    options = ["--allow-folders", *map(str, allowed)] if allowed else []
+    monkeypatch.setattr(sys, "argv", [sys.argv[0], *options])
+
+
+def errors(app: AppTest) -> list[str]:
+    return [element.value for element in app.error]
+
+
+def workspace(folder: Path, runs: dict[str, str], *, shared: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "qrels.trec").write_text(QRELS)
+    tables = []
+    for name, text in runs.items():
+        (folder / f"{name}.trec").write_text(text)
+        tables.append(f'[[config]]\nname = "{name}"\nrun = "{name}.trec"\n')
+    (folder / "contextgrid.toml").write_text(f'name = "w"\nqrels = "qrels.trec"\n{shared}\n' + "\n".join(tables))
+    return folder
+
+
+# -- folders -----------------------------------------------------------------------------------------------------
+
+
+def test_without_allowed_folders_a_link_cannot_open_a_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    server_started_with(monkeypatch)
+    app = start(source="folder", workspace="/etc")
+    assert not app.exception
+    assert app.sidebar.selectbox[0].options == ["The server's workspace", "Upload files"]
+    assert app.sidebar.selectbox[0].value == "sample"  # the link's folder is not on offer
+    assert not app.sidebar.text_input
+
+
+def test_a_folder_outside_the_allowed_ones_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    server_started_with(monkeypatch, allowed)
+    outside = workspace(tmp_path / "outside", {"good": GOOD})
+    app = start(source="folder", workspace=str(outside))
+    assert not app.exception
+    assert errors(app) == [
+        md(
+            f"the workspace folder {str(outside)!r} is outside the folders this may read ({allowed.resolve()}); "
+            "the server opens only folders under those it was started with (contextgrid app --allow-folders DIR)"
+        )
+    ]
+    assert app.info[0].value == "Choose a data source in the sidebar."
+    inside = workspace(allowed / "ws", {"good": GOOD})
+    app = start(source="folder", workspace=str(allowed / "ws" / ".." / "ws"))
+    assert not errors(app)
+    assert app.dataframe[0].value.index.tolist() == ["good"]
+    assert inside.is_dir()
+
+
+def test_a_manifest_naming_files_outside_is_refused_on_the_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server_started_with(monkeypatch, tmp_path)
+    folder = workspace(tmp_path / "ws", {"good": GOOD}, shared='documents = "/etc"')
+    app = start(source="folder", workspace=str(folder))
+    assert not app.exception
+    assert errors(app) == [
+        md(
+            f"{folder / 'contextgrid.toml'}, line 3: the shared documents: the documents '/etc' lies outside the "
+            f"workspace folder {folder.resolve()} and the allowed folders ({tmp_path.resolve()}); here a manifest "
+            "may only name files inside them (symlinks followed): 'documents = \"/etc\"'"
+        )
+    ]
+
+
+def test_the_upload_folder_is_never_a_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pages import _uploads
+
+    # Even a server that allows the whole temporary folder does not open uploads as a workspace.
+    server_started_with(monkeypatch, _uploads.uploads_root().parent)
+    folder = _uploads.SessionFolder()
+    (folder.path / "contextgrid.toml").write_text('documents = "/etc"\n')
+    app = start(source="folder", workspace=str(folder.path))
+    assert errors(app) == [
+        md(f"the folder {str(folder.path)!r} holds uploaded files, which are data, never a workspace")
+    ]
+    folder.remove()
+
+
+# -- uploads -----------------------------------------------------------------------------------------------------
+
+
+def test_each_session_gets_a_private_folder_removed_with_it() -> None:
+    from pages import _uploads
+
+    first, second = _uploads.SessionFolder(), _uploads.SessionFolder()
+    assert first.path != second.path
+    assert first.path.parent == second.path.parent == _uploads.uploads_root()
+    assert _uploads.uploads_root().name.startswith("contextgrid-uploads-")
+    assert stat.S_IMODE(first.path.stat().st_mode) == 0o700
+    assert stat.S_IMODE(_uploads.uploads_root().stat().st_mode) == 0o700
+    _uploads.uploaded_source(("q.trec", QRELS.encode()), (("a.trec", GOOD.encode()),), folder=first)
+    path = first.path
+    assert any(path.rglob("a.trec"))
+    del first
+    gc.collect()
+    assert not path.exists()
+    assert second.path.is_dir()
+    second.remove()
+    assert not second.path.exists()
+
+
+@pytest.mark.parametrize("name", ["../contextgrid.toml", "..", "runs/a.trec", "..\\a.trec", ""])
+def test_an_upload_whose_name_holds_a_folder_is_refused(name: str) -> None:
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder()
+    with pytest.raises(cg.ContextGridError) as caught:
+        _uploads.uploaded_source((name, b"q1 0 c1 1\n"), (("a.trec", GOOD.encode()),), folder=folder)
+    assert str(caught.value) == (f"an uploaded file's name must be a plain file name, without folders; got {name!r}")
+    assert list(folder.path.iterdir()) == []
+    folder.remove()
+
+
+def test_a_new_set_of_uploads_replaces_the_sessions_earlier_one() -> None:
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder()
+    first = _uploads.uploaded_source(("q.trec", QRELS.encode()), (("a.trec", GOOD.encode()),), folder=folder)
+    second = _uploads.uploaded_source(("q.trec", QRELS.encode()), (("b.trec", OTHER.encode()),), folder=folder)
+    assert [path.name for path in folder.path.iterdir()] == [second.digest]
+    assert first.digest != second.digest
+    folder.remove()
+
+
+def test_two_runs_of_the_same_name_are_refused_not_renamed() -> None:
+    from pages import _data, _uploads
+
+    folder = _uploads.SessionFolder()
+    source = _uploads.uploaded_source(
+        ("q.trec", QRELS.encode()), (("run_good.trec", GOOD.encode()), ("run_good.trec", OTHER.encode())), folder=folder
+    )
+    app = AppTest.from_file(str(ROOT / "pages" / "overview.py"), default_timeout=120)
+    app.session_state["root"] = source
+    app.run()
+    assert not app.exception
+    assert errors(app) == [
+        md(
+            "workspace_from_files('uploaded'): the runs 'run_good.trec' and 'run_good.trec' would both be "
+            "configuration 'run_good' (a configuration is named after its run file, up to the first dot); rename one"
+        )
+    ]
+    assert _data.shown(cg.ContextGridError(source.runs[1]), source) == "run_good.trec"
+    folder.remove()
+
+
+# -- a partly usable workspace -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", ["overview.py", "questions.py", "compare.py"])
+def test_an_unreadable_configuration_is_named_and_the_rest_are_shown(tmp_path: Path, page: str) -> None:
+    folder = workspace(tmp_path / "ws", {"good": GOOD, "broken": BAD, "other": OTHER})
+    app = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=120)
+    app.session_state["root"] = str(folder)
+    app.run()
+    assert not app.exception
+    assert not app.error
+    error = f"{folder / 'broken.trec'}, line 1: expected score to be a number, got 'high': 'q1 Q0 c1 1 high x'"
+    assert [warning.value for warning in app.warning] == [
+        f"1 configuration could not be read and is left out; the other 2 are shown.\n\n- **broken**: {md(error)}"
+    ]
+    if page == "overview.py":
+        shown = app.dataframe[0].value
+        assert shown.index.tolist() == ["good", "other"]
+        alone = cg.evaluate(read_qrels(folder / "qrels.trec"), read_run(folder / "good.trec"))
+        assert shown.loc["good", list(alone)].to_dict() == alone
+    else:
+        boxes = {box.label: box.options for box in app.selectbox}
+        assert "broken" not in str(boxes)
+        assert ["good", "other"] in boxes.values() or ["good"] in boxes.values()
