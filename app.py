@@ -148,13 +148,17 @@ def _prepare_default() -> None:
 
 
 @asynccontextmanager
-async def _prepared(_: object) -> AsyncIterator[None]:
-    # On a thread, so that the server answers at once; the first visit finds the work done or under way.
+async def _lifespan(_: object) -> AsyncIterator[None]:
+    # Scoring on a thread, so that the server answers at once; the first visit finds the work done or under way.
+    # When the server stops, the uploads go with it.
     threading.Thread(target=_prepare_default, name="contextgrid-prepare", daemon=True).start()
     yield
+    from pages._uploads import remove_uploads
+
+    remove_uploads()
 
 
 if __name__ == "__main__":
     _dashboard()
 else:
-    app = st.App(__file__, lifespan=_prepared)
+    app = st.App(__file__, lifespan=_lifespan)

@@ -35,6 +35,13 @@ def uploads_root() -> Path:
     return root
 
 
+def remove_uploads() -> None:
+    """Remove this server's uploads, if it has any: called as the server stops. (An exit handler alone is not
+    enough: the server re-raises SIGTERM once it has shut down, and a process a signal ends runs none.)"""
+    if uploads_root.cache_info().currsize:
+        shutil.rmtree(uploads_root(), ignore_errors=True)
+
+
 def is_upload_folder(path: str | Path) -> bool:
     """Whether ``path`` (resolved) lies in the uploads of this or any other contextgrid server on the host."""
     resolved = Path(path).resolve()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,10 +37,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(workspace: Path | None = None, *, output: Path | None = None) -> Iterator[str]:
+def serving(
+    workspace: Path | None = None,
+    *,
+    output: Path | None = None,
+    allow_folders: Sequence[Path] = (),
+    temporary: Path | None = None,
+) -> Iterator[str]:
     """`streamlit run app.py` on a free port (on ``workspace``, else the sample); yields its URL.
 
-    The server's standard output goes to ``output`` if given.
+    The server's standard output goes to ``output`` if given; visitors may open folders under ``allow_folders``;
+    ``temporary`` is the server's temporary folder (where uploads go), if not the system's.
     """
     port = free_port()
     command = [
@@ -54,10 +61,14 @@ def serving(workspace: Path | None = None, *, output: Path | None = None) -> Ite
         "--server.address=127.0.0.1",
         "--browser.gatherUsageStats=false",
     ]
-    if workspace is not None:
-        command += ["--", "--workspace", str(workspace)]
+    script = [] if workspace is None else ["--workspace", str(workspace)]
+    script += ["--allow-folders", *map(str, allow_folders)] if allow_folders else []
+    command += ["--", *script] if script else []
+    environment = dict(os.environ) if temporary is None else {**os.environ, "TMPDIR": str(temporary)}
     printed = None if output is None else output.open("wb")
-    process = subprocess.Popen(command, cwd=ROOT, stdout=printed or subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=printed or subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment
+    )
     if printed is not None:
         printed.close()  # the server has its own copy
     url = f"http://127.0.0.1:{port}"
@@ -109,6 +120,24 @@ def settled(page: Page, *, timeout: float = 60_000) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
     expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=timeout)
     expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=timeout)
+
+
+def upload(page: Page, uploader: str, path: Path) -> None:
+    """Upload ``path`` through the sidebar's ``uploader`` and wait until the app has it: its name shows there.
+
+    Streamlit's uploader now and then drops a file given to it while the page is still settling (a few times
+    in twenty runs, mostly on a server's first start): a dropped file is given again, as a user would.
+    """
+    region = page.get_by_test_id("stSidebar").get_by_role("region", name=uploader)
+    for attempt in range(3):
+        region.locator("input[type='file']").set_input_files(str(path))
+        try:
+            expect(region.get_by_test_id("stFileChipName")).to_have_text(path.name, timeout=20_000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+    settled(page)
 
 
 def shot(page: Page, name: str, folder: Path = ARTIFACTS) -> None:

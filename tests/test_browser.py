@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from browsing import ROOT, serving, settled, shot
+from browsing import ROOT, serving, settled, shot, upload
 from playwright.sync_api import Page, expect
 
 import contextgrid as cg
@@ -107,24 +107,6 @@ def test_a_bar_of_why_questions_fail_opens_its_questions(server: str, page: Page
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     expect(page.locator("[data-testid='stDataFrame'] canvas").first).to_be_visible()
     shot(page, "questions-from-a-cause")
-
-
-def upload(page: Page, uploader: str, path: Path) -> None:
-    """Upload ``path`` through the sidebar's ``uploader`` and wait until the app has it: its name shows there.
-
-    Streamlit's uploader now and then drops a file given to it while the page is still settling (a few times
-    in twenty runs, mostly on a server's first start): a dropped file is given again, as a user would.
-    """
-    region = page.get_by_test_id("stSidebar").get_by_role("region", name=uploader)
-    for attempt in range(3):
-        region.locator("input[type='file']").set_input_files(str(path))
-        try:
-            expect(region.get_by_test_id("stFileChipName")).to_have_text(path.name, timeout=20_000)
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise
-    settled(page)
 
 
 def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_path: Path) -> None:

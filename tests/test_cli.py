@@ -237,6 +237,8 @@ def test_a_question_one_configuration_does_not_score_shows_as_missing(
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         (["app", "nowhere"], "no such workspace folder"),
         (["app", "--port", "99999"], "expected a port number"),
+        (["app", "--allow-folders", "nowhere"], "--allow-folders: 'nowhere' is not a folder"),
+        (["app", "--max-upload-mb", "0"], "expected a whole number of megabytes, 1 or more, got '0'"),
     ],
 )
 def test_bad_input_exits_2_with_one_error_line_and_no_traceback(

@@ -6,9 +6,11 @@ import argparse
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from contextgrid.cli.commands import Subcommand
+from contextgrid.core.errors import ContextGridError
 from contextgrid.core.resources import shipped
 from contextgrid.workspace.manifest import load_workspace
 
@@ -39,6 +41,20 @@ def _port(text: str) -> int:
     return port
 
 
+DEFAULT_UPLOAD_MB = 200
+"""The largest upload by default (Streamlit's own default), in megabytes."""
+
+
+def _megabytes(text: str) -> int:
+    try:
+        size = int(text)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of megabytes, 1 or more, got {text!r}")
+    return size
+
+
 def _configure_app(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "workspace",
@@ -54,27 +70,55 @@ def _configure_app(parser: argparse.ArgumentParser) -> None:
         default="127.0.0.1",
         help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)",
     )
+    parser.add_argument(
+        "--allow-folders",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="let visitors open workspace folders under these folders (default: none, only WORKSPACE and uploads)",
+    )
+    parser.add_argument(
+        "--max-upload-mb",
+        type=_megabytes,
+        default=DEFAULT_UPLOAD_MB,
+        metavar="MB",
+        help=f"the largest file a visitor may upload, in megabytes (default {DEFAULT_UPLOAD_MB})",
+    )
 
 
 def app_command(
-    workspace: Path, *, port: int | None = None, headless: bool = False, address: str = "127.0.0.1"
+    workspace: Path,
+    *,
+    port: int | None = None,
+    headless: bool = False,
+    address: str = "127.0.0.1",
+    allow_folders: Sequence[Path] = (),
+    max_upload_mb: int = DEFAULT_UPLOAD_MB,
 ) -> list[str]:
     """The command line that serves the dashboard on ``workspace``, listening on ``address`` only.
+
+    Visitors may open workspace folders only under ``allow_folders`` (none by default), and upload files of up
+    to ``max_upload_mb`` megabytes each.
 
     Examples
     --------
     >>> from pathlib import Path
     >>> command = app_command(Path("/data/ws"), port=8600, headless=True)
     >>> command[3:]  # doctest: +ELLIPSIS
-    ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.port', '8600', '--server.headless', 'true', '--',
-     '--workspace', '/data/ws']
+    ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.maxUploadSize', '200', '--server.port', '8600',
+     '--server.headless', 'true', '--', '--workspace', '/data/ws']
     >>> command[4] == str(app_script())
     True
+    >>> app_command(Path("/data/ws"), allow_folders=[Path("/data")])[-3:]
+    ['/data/ws', '--allow-folders', '/data']
     """
-    options = ["--server.address", address]
+    options = ["--server.address", address, "--server.maxUploadSize", str(max_upload_mb)]
     options += [] if port is None else ["--server.port", str(port)]
     options += ["--server.headless", "true"] if headless else []
-    return [sys.executable, "-m", "streamlit", "run", str(app_script()), *options, "--", "--workspace", str(workspace)]
+    script = ["--workspace", str(workspace)]
+    script += ["--allow-folders", *map(str, allow_folders)] if allow_folders else []
+    return [sys.executable, "-m", "streamlit", "run", str(app_script()), *options, "--", *script]
 
 
 def _run_app(args: argparse.Namespace) -> int:
@@ -82,7 +126,17 @@ def _run_app(args: argparse.Namespace) -> int:
 
     # A broken workspace fails here, not inside the dashboard.
     workspace = load_workspace(SAMPLE if args.workspace is None else args.workspace)
-    command = app_command(workspace.root, port=args.port, headless=args.headless, address=args.address)
+    for folder in args.allow_folders:
+        if not folder.is_dir():
+            raise ContextGridError(f"--allow-folders: {str(folder)!r} is not a folder")
+    command = app_command(
+        workspace.root,
+        port=args.port,
+        headless=args.headless,
+        address=args.address,
+        allow_folders=[folder.resolve() for folder in args.allow_folders],
+        max_upload_mb=args.max_upload_mb,
+    )
     process = subprocess.Popen(command)
 
     def forward(signum: int, _frame: object) -> None:
