@@ -432,8 +432,14 @@ def test_the_bootstrap_gives_the_same_means_whichever_way_it_sums() -> None:
     few = (np.array([1, 2]), np.array([0, 0]))
     many = (np.array([1, 2, 3, 4]), np.array([0, 0, 0, 0]))
     assert len(few[0]) <= GATHERED_PAIRS < len(many[0])
-    summed = bootstrap_mean_differences(scores, *few, n_resamples=3_000, rng=np.random.default_rng(9))
-    counted = bootstrap_mean_differences(scores, *many, n_resamples=3_000, rng=np.random.default_rng(9))
+
+    def resampled(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        differences = scores[first] - scores[second]
+        return bootstrap_mean_differences(
+            scores, first, second, differences, n_resamples=3_000, rng=np.random.default_rng(9)
+        )
+
+    summed, counted = resampled(*few), resampled(*many)
     np.testing.assert_allclose(summed, counted[:, :2], rtol=0, atol=1e-12)
     assert not np.array_equal(summed[:, 0], summed[:, 1])
 

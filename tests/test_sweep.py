@@ -3,6 +3,7 @@ from __future__ import annotations
 import filecmp
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from corpora import DOCUMENTS
 from corpora import ITEMS as TINY_ITEMS
@@ -125,6 +126,62 @@ def test_the_command_line_sweeps_files(tmp_path: Path, capsys: pytest.CaptureFix
     assert status == 0
     assert capsys.readouterr().out == f"wrote 2 configurations to {tmp_path / 'out'}\n"
     assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0", "bm25-recursive-300-0")
+
+
+def renamed(
+    documents: dict[str, str], items: tuple[cg.EvalItem, ...], old: str, new: str
+) -> tuple[dict[str, str], tuple[cg.EvalItem, ...]]:
+    """The corpus and questions with document ``old`` called ``new``."""
+
+    def moved(doc_id: str) -> str:
+        return new if doc_id == old else doc_id
+
+    return {moved(doc_id): text for doc_id, text in documents.items()}, tuple(
+        cg.EvalItem(id=i.id, question=i.question, anchors=tuple(cg.Anchor(moved(a.doc_id), a.quote) for a in i.anchors))
+        for i in items
+    )
+
+
+def test_a_document_id_with_a_space_sweeps_into_json_lines_and_scores_as_any_other(tmp_path: Path) -> None:
+    spaced_documents, spaced_items = renamed(DOCUMENTS, ITEMS, "refunds.md", "my doc.md")
+    plain_documents, plain_items = renamed(DOCUMENTS, ITEMS, "refunds.md", "my_doc.md")
+    spaced = sweep(spaced_documents, spaced_items, GRID, tmp_path / "spaced")
+    plain = sweep(plain_documents, plain_items, GRID, tmp_path / "plain")
+    assert spaced.failed == {}
+    assert spaced.written == plain.written == tuple(config.name for config in GRID)
+    # TREC's columns are split on whitespace, so chunk ids such as 'my doc.md#0' go to JSON Lines instead.
+    for config in GRID:
+        assert (tmp_path / "spaced" / f"runs/{config.name}.jsonl").is_file()
+        assert (tmp_path / "spaced" / f"qrels/{config.chunking}.jsonl").is_file()
+        assert (tmp_path / "plain" / f"runs/{config.name}.trec").is_file()
+    assert not list((tmp_path / "spaced").glob("*/*.trec"))
+    qrels = read_qrels(tmp_path / "spaced" / f"qrels/{GRID[0].chunking}.jsonl").to_dict()
+    assert any(chunk.startswith("my doc.md#") for judgements in qrels.values() for chunk in judgements)
+    workspace = cg.load_workspace(tmp_path / "spaced")
+    assert dict(workspace.documents) == spaced_documents
+    results = workspace.evaluate(ks=[1, 5], metrics=["recall", "mrr"]).to_dataframe()
+    expected = cg.load_workspace(tmp_path / "plain").evaluate(ks=[1, 5], metrics=["recall", "mrr"]).to_dataframe()
+    pd.testing.assert_frame_equal(results, expected)
+    assert results["recall@5"].gt(0).all()
+
+
+def test_the_command_line_sweeps_a_folder_holding_a_file_name_with_a_space(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "docs").mkdir()
+    spaced_documents, spaced_items = renamed(DOCUMENTS, ITEMS, "refunds.md", "my doc.md")
+    for doc_id, text in spaced_documents.items():
+        (tmp_path / "docs" / doc_id).write_text(text)
+    write_questions(spaced_items, tmp_path / "questions.jsonl")
+    argv = ["sweep", str(tmp_path / "docs"), str(tmp_path / "questions.jsonl"), "-o", str(tmp_path / "out")]
+    assert main([*argv, "--sizes", "120", "--retrievers", "bm25"]) == 0
+    assert capsys.readouterr() == (f"wrote 1 configurations to {tmp_path / 'out'}\n", "")
+    workspace = cg.load_workspace(tmp_path / "out")
+    assert "my doc.md" in workspace.documents
+    grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25"])
+    in_python = cg.load_workspace(sweep(spaced_documents, spaced_items, grid, tmp_path / "python").root)
+    scored = workspace.evaluate(ks=[5], metrics=["recall"]).to_dataframe()
+    pd.testing.assert_frame_equal(scored, in_python.evaluate(ks=[5], metrics=["recall"]).to_dataframe())
 
 
 def counting_embedder(texts: list[str]) -> list[list[float]]:

@@ -31,7 +31,7 @@ __all__ = [
 _T = TypeVar("_T")
 
 TIE_TOLERANCE = 1e-9
-"""Two scores closer than this are tied: float noise (say 0.1 + 0.2 against 0.3) is not a win or a loss."""
+"""Two scores at most this far apart are tied: float noise (say 0.1 + 0.2 against 0.3) is not a win or a loss."""
 
 
 def is_whole(value: object, *, minimum: int | None = None) -> TypeGuard[int]:

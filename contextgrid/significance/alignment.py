@@ -23,6 +23,7 @@ PerQuestion: TypeAlias = "Mapping[str, Mapping[str, float]] | pd.DataFrame"
 __all__ = ["AlignedScores", "PerQuestion", "align_scores", "describe_ids"]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
 
 SHOWN_IDS = 5
 """How many differing ids an error message lists before it says "and N more"."""
@@ -62,6 +63,23 @@ class AlignedScores:
     def row(self, name: str) -> int:
         """Position of configuration ``name`` in :attr:`names`."""
         return self.names.index(name)
+
+    def differences(self, first: IntArray, second: IntArray, tolerance: float) -> FloatArray:
+        """Row ``first[p]`` minus row ``second[p]``, question by question, a tie exactly 0.
+
+        A difference of at most ``tolerance`` either way is a tie, and every test, interval and count takes
+        these differences, so all of them agree on which questions are ties: float noise such as
+        ``0.1 + 0.2 - 0.3`` is neither ranked by the Wilcoxon test nor counted as a win.
+
+        Examples
+        --------
+        >>> aligned = align_scores({"a": {"q1": 0.1 + 0.2, "q2": 1.0}, "b": {"q1": 0.3, "q2": 0.5}}, function="f")
+        >>> aligned.differences(np.array([0]), np.array([1]), 1e-9).tolist()
+        [[0.0, 0.5]]
+        """
+        differences = self.scores[first] - self.scores[second]
+        differences[np.abs(differences) <= tolerance] = 0.0
+        return differences
 
 
 def _is_score(value: object) -> bool:

@@ -72,14 +72,15 @@ def _compare(
 
     scores = aligned.scores
     n_questions = scores.shape[1]
-    differences = scores[first] - scores[second]
+    # One rule for the counts, the test, the interval and the effect size: a tie is a difference of exactly 0.
+    differences = aligned.differences(first, second, tolerance)
     mean_difference = differences.mean(axis=1)
-    wins = np.count_nonzero(differences > tolerance, axis=1)
-    losses = np.count_nonzero(differences < -tolerance, axis=1)
+    wins = np.count_nonzero(differences > 0.0, axis=1)
+    losses = np.count_nonzero(differences < 0.0, axis=1)
     ties = n_questions - wins - losses
     all_tied = ties == n_questions
 
-    raw = tester.p_values(scores, first, second, n_resamples=resamples, rng=test_rng)
+    raw = tester.p_values(scores, first, second, differences=differences, n_resamples=resamples, rng=test_rng)
     # No difference at all, or one question: nothing to test, so no evidence against "the same".
     raw = np.where(all_tied | (n_questions < 2) | np.isnan(raw), 1.0, np.clip(raw, 0.0, 1.0))
     adjusted = corrector.adjust(raw)
@@ -89,7 +90,7 @@ def _compare(
     high: list[float | None] = [None] * pairs
     effect: list[float | None] = [None] * pairs
     if n_questions >= 2:
-        boot = bootstrap_mean_differences(scores, first, second, n_resamples=resamples, rng=bootstrap_rng)
+        boot = bootstrap_mean_differences(scores, first, second, differences, n_resamples=resamples, rng=bootstrap_rng)
         boot.sort(axis=0)
         scale = np.abs(scores).mean(axis=1)
         low_values, high_values = bounds.bounds(
@@ -168,12 +169,13 @@ def compare_pair(
     seed : int or numpy.random.Generator, default 0
         The same int gives the same result; global random state is never used.
     tie_tolerance : float, default 1e-9
-        A question whose scores differ by at most this much is a tie.
+        A question whose scores differ by at most this much is a tie: its difference counts as exactly 0 in
+        the test, the interval, ``difference``, the effect size and the win/tie/loss counts alike.
 
     Returns
     -------
     PairedComparison
-        ``difference`` is ``mean(a) - mean(b)``.
+        ``difference`` is ``mean(a) - mean(b)``, ties counted as exactly 0.
 
     Examples
     --------
@@ -302,7 +304,8 @@ def compare_configurations(
     seed : int or numpy.random.Generator, default 0
         The same int gives the same table; global random state is never used.
     tie_tolerance : float, default 1e-9
-        A question whose scores differ by at most this much is a tie.
+        A question whose scores differ by at most this much is a tie: its difference counts as exactly 0 in
+        the test, the interval, ``difference``, the effect size and the win/tie/loss counts alike.
 
     Returns
     -------

@@ -32,14 +32,17 @@ def _is_probability(value: object) -> bool:
 class PairedComparison:
     """Configuration ``a`` against configuration ``b`` on the same questions.
 
-    ``difference`` is ``mean_a - mean_b``: positive means ``a`` scored higher.
+    ``difference`` is ``mean_a - mean_b``, the mean of the per-question differences with every tie exactly 0
+    (so it can be off ``mean_a - mean_b`` by at most the tie tolerance): positive means ``a`` scored higher.
     ``p_value`` is the test's two-sided p-value; ``p_adjusted`` is it after
     the ``correction`` for the other comparisons made alongside it, and
     ``significant`` compares that with ``alpha``. ``ci_low``/``ci_high`` is
     the bootstrap interval of the mean difference at ``confidence`` (not
     corrected for many comparisons). ``effect_size`` is the paired Cohen's d,
     ``difference / sd(differences)``. ``wins``/``ties``/``losses`` count the
-    questions where ``a`` scored higher/within the tie tolerance/lower.
+    questions where ``a`` scored higher/within the tie tolerance/lower; the
+    test, the interval and the effect size treat those ties as differences of
+    exactly 0.
 
     ``ci_low``, ``ci_high`` and ``effect_size`` are ``None`` where they are
     undefined: no interval from a single question, and no effect size when

@@ -1,11 +1,15 @@
 """The two resampling engines: sign flips for the permutation test, resampled
 question indices for the bootstrap.
 
-Both work on the configurations' score matrix, not on each pair's differences.
-A sign flip or a resample is linear in the scores, so one matrix product per
-batch serves every pair at once: the pair's null value is the difference of two
-columns. Twenty configurations cost one product with twenty columns, not one
-per each of their 190 pairs.
+Both take each pair's per-question differences with its ties already exactly
+zero (see :meth:`contextgrid.significance.alignment.AlignedScores.differences`), and
+work on the configurations' score matrix where that gives the same
+differences: a sign flip or a resample is linear in the scores, so one matrix
+product per batch serves every pair at once, the pair's null value being the
+difference of two columns. Twenty configurations cost one product with twenty
+columns, not one per each of their 190 pairs. A pair with a tie the tolerance
+zeroed (float noise such as 0.1 + 0.2 against 0.3), and any pair when there are
+at most ``GATHERED_PAIRS``, is resampled from its own differences instead.
 """
 
 from __future__ import annotations
@@ -57,16 +61,34 @@ def _all_flips(n_questions: int) -> Iterator[FloatArray]:
     yield ((codes[:, None] >> np.arange(n_questions)) & 1).astype(np.float64)
 
 
+def _split_pairs(
+    scores: FloatArray, first: IntArray, second: IntArray, differences: FloatArray
+) -> tuple[IntArray, IntArray]:
+    """Pairs resampled from their own ``differences``, and pairs the score matrix gives the same differences for."""
+    pairs = np.arange(len(first), dtype=np.intp)
+    if len(first) <= GATHERED_PAIRS:
+        return pairs, pairs[:0]
+    zeroed = np.any(differences != scores[first] - scores[second], axis=1)
+    return pairs[zeroed], pairs[~zeroed]
+
+
 def sign_flip_exceedances(
-    scores: FloatArray, first: IntArray, second: IntArray, *, n_resamples: int, rng: np.random.Generator
+    scores: FloatArray,
+    first: IntArray,
+    second: IntArray,
+    differences: FloatArray,
+    *,
+    n_resamples: int,
+    rng: np.random.Generator,
 ) -> tuple[npt.NDArray[np.int64], int, bool]:
     """How often a random relabelling within each question gives a mean difference
     at least as far from zero as the observed one.
 
     Swapping the two configurations' scores on a question flips the sign of its
     difference, so the null distribution of the summed difference is
-    ``sum(s_q * d_q)`` over sign vectors ``s``. With ``B`` a 0/1 matrix of
-    flips, ``s = 1 - 2B`` and ``S @ x = sum(x) - 2 * (B @ x)``.
+    ``sum(s_q * d_q)`` over sign vectors ``s``, ``d`` being ``differences[p]``
+    (a tie is 0 whatever its sign). With ``B`` a 0/1 matrix of flips,
+    ``s = 1 - 2B`` and ``S @ x = sum(x) - 2 * (B @ x)``.
 
     Returns
     -------
@@ -79,29 +101,43 @@ def sign_flip_exceedances(
     n_questions = scores.shape[1]
     totals = scores.sum(axis=1)
     magnitude = np.abs(scores).sum(axis=1)
-    observed = np.abs(totals[first] - totals[second])
-    threshold = observed - TIE_RTOL * (magnitude[first] + magnitude[second])
+    sums = differences.sum(axis=1)
+    threshold = np.abs(sums) - TIE_RTOL * (magnitude[first] + magnitude[second])
+    own, batched = _split_pairs(scores, first, second, differences)
+    own_differences = np.ascontiguousarray(differences[own].T)
     exact = n_questions < 62 and (1 << n_questions) <= n_resamples
     batches = _all_flips(n_questions) if exact else _random_flips(n_questions, n_resamples, rng)
     counts = np.zeros(len(first), dtype=np.int64)
     transposed = np.ascontiguousarray(scores.T)
     for flips in batches:
-        null = totals - 2.0 * (flips @ transposed)
-        counts += np.count_nonzero(np.abs(null[:, first] - null[:, second]) >= threshold, axis=0)
+        if len(batched):
+            null = totals - 2.0 * (flips @ transposed)
+            at_least = np.abs(null[:, first[batched]] - null[:, second[batched]]) >= threshold[batched]
+            counts[batched] += np.count_nonzero(at_least, axis=0)
+        if len(own):
+            null = sums[own] - 2.0 * (flips @ own_differences)
+            counts[own] += np.count_nonzero(np.abs(null) >= threshold[own], axis=0)
     return counts, (1 << n_questions) if exact else n_resamples, exact
 
 
 def bootstrap_mean_differences(
-    scores: FloatArray, first: IntArray, second: IntArray, *, n_resamples: int, rng: np.random.Generator
+    scores: FloatArray,
+    first: IntArray,
+    second: IntArray,
+    differences: FloatArray,
+    *,
+    n_resamples: int,
+    rng: np.random.Generator,
 ) -> FloatArray:
-    """Mean difference of each pair on ``n_resamples`` resamples of the questions, drawn with replacement.
+    """Mean of each pair's ``differences`` on ``n_resamples`` resamples of the questions, drawn with replacement.
 
     Every pair sees the same resampled questions, so the pairing is kept.
     Returns an array of shape ``(n_resamples, n_pairs)``.
     """
     n_questions = scores.shape[1]
     transposed = np.ascontiguousarray(scores.T)
-    differences = scores[first] - scores[second]
+    own, batched = _split_pairs(scores, first, second, differences)
+    own_differences = np.ascontiguousarray(differences[own].T)
     out = np.empty((n_resamples, len(first)), dtype=np.float64)
     done = 0
     while done < n_resamples:
@@ -114,7 +150,11 @@ def bootstrap_mean_differences(
             # How often each question was drawn in each resample: a resample's mean is then a dot product.
             offsets = (np.arange(rows) * n_questions)[:, None]
             drawn = np.bincount((picks + offsets).ravel(), minlength=rows * n_questions).reshape(rows, n_questions)
-            means = (drawn.astype(np.float64) @ transposed) / n_questions
-            out[done : done + rows] = means[:, first] - means[:, second]
+            counted = drawn.astype(np.float64)
+            if len(batched):
+                means = (counted @ transposed) / n_questions
+                out[done : done + rows, batched] = means[:, first[batched]] - means[:, second[batched]]
+            if len(own):
+                out[done : done + rows, own] = (counted @ own_differences) / n_questions
         done += rows
     return out

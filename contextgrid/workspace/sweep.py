@@ -12,6 +12,11 @@ Layout written into the folder::
     documents.jsonl, questions.jsonl
     chunks/<chunking>.jsonl, qrels/<chunking>.trec, runs/<configuration>.trec
 
+Qrels and runs are TREC text, which trec_eval reads too, unless a question
+or chunk id holds whitespace (a document ``my doc.md`` gives chunk ids such as
+``my doc.md#0``), which TREC's whitespace-separated columns cannot hold: that
+chunking's qrels and runs are then JSON Lines (``.jsonl``), which hold any id.
+
 A configuration that fails is reported in the returned :class:`SweepReport`
 (and in ``warnings``) and left out of the manifest; the others are still
 written. Re-running into the same folder replaces only files a sweep wrote
@@ -23,7 +28,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +55,15 @@ __all__ = ["SweepConfig", "SweepReport", "sweep", "sweep_grid"]
 
 LEDGER = ".contextgrid-sweep.json"
 """The files a sweep wrote into its folder: only these may be replaced by the next sweep."""
+
+WHITESPACE = re.compile(r"\s")
+"""What TREC text separates its columns with (and more): an id holding any of it is written as JSON Lines."""
+
+
+def _suffix(question_ids: Iterable[str], chunks: Sequence[Chunk]) -> str:
+    """``.trec`` when every id fits TREC's whitespace-separated columns, else ``.jsonl``, which holds any id."""
+    ids = itertools.chain(question_ids, (chunk.id for chunk in chunks))
+    return ".jsonl" if any(WHITESPACE.search(i) for i in ids) else ".trec"
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,35 +244,36 @@ def sweep(
     write_documents(documents, ledger.claim("documents.jsonl"))
     write_questions(items, ledger.claim("questions.jsonl"))
 
-    chunkings: dict[str, tuple[Chunk, ...]] = {}
-    written: list[SweepConfig] = []
+    chunkings: dict[str, tuple[tuple[Chunk, ...], str]] = {}
+    written: list[tuple[SweepConfig, str]] = []
     failed: dict[str, str] = {}
     try:
         for config in configs:
             if progress is not None:
                 progress(config.name)
             try:
-                chunks = chunkings.get(config.chunking)
-                if chunks is None:
+                if config.chunking not in chunkings:
                     chunker = get_chunker(config.chunker, size=config.size, overlap=config.overlap)
-                    chunks = tuple(c for doc_id, text in documents.items() for c in chunker.chunk(doc_id, text))
-                    qrels = resolver.qrels(resolved, chunks, warnings=log)
+                    new = tuple(c for doc_id, text in documents.items() for c in chunker.chunk(doc_id, text))
+                    qrels = resolver.qrels(resolved, new, warnings=log)
                     if not any(grade > 0 for judgements in qrels.values() for grade in judgements.values()):
                         raise ContextGridError("no question's gold evidence resolved onto this chunking")
-                    write_chunks(chunks, ledger.claim(f"chunks/{config.chunking}.jsonl"))
-                    write_qrels(qrels, ledger.claim(f"qrels/{config.chunking}.trec"))
-                    chunkings[config.chunking] = chunks
+                    suffix = _suffix(questions, new)
+                    write_chunks(new, ledger.claim(f"chunks/{config.chunking}.jsonl"))
+                    write_qrels(qrels, ledger.claim(f"qrels/{config.chunking}{suffix}"))
+                    chunkings[config.chunking] = new, suffix
+                chunks, suffix = chunkings[config.chunking]
                 options = {"embedder": embedder} if embedder is not None and embeds[config.retriever] else {}
                 index = build_index(config.retriever, chunks, **options)
                 run = retrieve(index, questions, config.depth)
-                write_run(run, ledger.claim(f"runs/{config.name}.trec"), tag=config.name)
+                write_run(run, ledger.claim(f"runs/{config.name}{suffix}"), tag=config.name)
             except OutputExistsError:
                 raise
             except Exception as error:  # one failing configuration must not sink the others
                 failed[config.name] = f"{type(error).__name__}: {error}"
                 log.caution("sweep", config.name, f"configuration left out of the workspace: {error}")
                 continue
-            written.append(config)
+            written.append((config, suffix))
         if not written:
             raise ContextGridError(f"sweep: every configuration failed: {failed}")
         ledger.claim(MANIFEST).write_text(
@@ -266,8 +282,8 @@ def sweep(
                 [
                     {
                         "name": config.name,
-                        "run": f"runs/{config.name}.trec",
-                        "qrels": f"qrels/{config.chunking}.trec",
+                        "run": f"runs/{config.name}{suffix}",
+                        "qrels": f"qrels/{config.chunking}{suffix}",
                         "chunks": f"chunks/{config.chunking}.jsonl",
                         "params": {
                             "chunker": config.chunker,
@@ -282,7 +298,7 @@ def sweep(
                             ),
                         },
                     }
-                    for config in written
+                    for config, suffix in written
                 ],
                 comment="Written by contextgrid sweep.",
                 documents="documents.jsonl",
@@ -291,4 +307,4 @@ def sweep(
         )
     finally:
         ledger.save()
-    return SweepReport(folder, tuple(config.name for config in written), failed)
+    return SweepReport(folder, tuple(config.name for config, _ in written), failed)
