@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, ClassVar
+from typing import IO, Any, ClassVar, cast
 
 import numpy as np
 
@@ -55,7 +55,7 @@ __all__ = ["TrecFormat"]
 
 # What trec_eval's isspace() separates fields on; bytes.split() and bytes.strip() use exactly this set.
 _TO_SPACES = bytes.maketrans(b"\t\r\v\f", b"    ")
-_SPACE_RUNS = re.compile(rb"  +")
+_SPACE, _NEWLINE = ord(" "), ord("\n")
 # pyarrow's float parser accepts exactly this (checked against it in the tests): strtod without hex.
 _NUMBER = re.compile(
     rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf(?:inity)?|nan(?:\([0-9a-z_]*\))?)", re.IGNORECASE
@@ -175,9 +175,25 @@ def _separator(data: bytes) -> bytes | None:
 
 
 def _squeezed(data: bytes) -> bytes:
-    """``data`` with every whitespace run one space, none at either end of a line, and blank lines empty."""
-    single = _SPACE_RUNS.sub(b" ", data.translate(_TO_SPACES))
-    return single.replace(b" \n", b"\n").replace(b"\n ", b"\n").strip(b" ")
+    """``data`` with every whitespace run one space, none at either end of a line, and blank lines empty.
+
+    ``data`` holds a byte that is not whitespace (:meth:`Source.require_content`).
+    Masks over the bytes, as a regular expression replacing millions of runs is
+    five times slower.
+    """
+    chars = np.frombuffer(data.translate(_TO_SPACES), dtype=np.uint8)
+    # A space after a space, a line end or the start of the file goes: runs become one space, none leads a line.
+    space = chars == _SPACE
+    after = np.empty_like(space)
+    after[0] = True
+    after[1:] = space[:-1] | (chars[:-1] == _NEWLINE)
+    chars = chars[~(space & after)]
+    # Then the one space left before a line end or the end of the file.
+    space = chars == _SPACE
+    before = np.empty_like(space)
+    before[-1] = True
+    before[:-1] = chars[1:] == _NEWLINE
+    return cast(bytes, chars[~(space & before)].tobytes())
 
 
 def _parse(data: bytes, separator: bytes, layout: _Layout) -> Any | None:
