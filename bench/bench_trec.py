@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -82,11 +83,12 @@ def main(argv: list[str] | None = None) -> int:
             qrels_path = write(folder / f"{style}.qrels", qrels, separator, end)
             if style == "spaces":
                 options = pcsv.ReadOptions(column_names=["qid", "Q0", "docid", "rank", "score", "tag"])
-                parse = pcsv.ParseOptions(delimiter=" ")
-                seconds = best(lambda: pcsv.read_csv(run_path, read_options=options, parse_options=parse), args.repeat)
-                print(f"pyarrow CSV parse of the run     {seconds:7.3f} s")
-            run_seconds = best(lambda: read_run(run_path), args.repeat)
-            qrels_seconds = best(lambda: read_qrels(qrels_path), args.repeat)
+                parse = partial(
+                    pcsv.read_csv, run_path, read_options=options, parse_options=pcsv.ParseOptions(delimiter=" ")
+                )
+                print(f"pyarrow CSV parse of the run     {best(parse, args.repeat):7.3f} s")
+            run_seconds = best(partial(read_run, run_path), args.repeat)
+            qrels_seconds = best(partial(read_qrels, qrels_path), args.repeat)
             print(f"{style:<8} read_run {run_seconds:7.3f} s   read_qrels {qrels_seconds:7.3f} s")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
