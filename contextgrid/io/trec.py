@@ -3,7 +3,8 @@
 Lines are read as trec_eval reads them. A line ends at ``\\n``; its fields are
 separated by any run of C ``isspace`` bytes (space, ``\\t``, ``\\r``, ``\\v``,
 ``\\f``), whitespace at either end is ignored and blank lines are skipped. Any
-other byte, a non-breaking space included, is part of a field. A run line has
+other byte, a non-breaking space included, is part of a field; a leading
+UTF-8 byte order mark is dropped (pyarrow drops it too). A run line has
 exactly 6 fields and a qrels line exactly 4; any other count is refused with
 the line's number.
 
