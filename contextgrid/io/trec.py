@@ -1,18 +1,49 @@
 """TREC text files: runs as ``qid Q0 docid rank score tag``, qrels as ``qid iter docid grade``.
 
-Columns are separated by whitespace. As in trec_eval, a run's ``Q0``,
-``rank`` and ``tag`` columns are checked but not used: rows are ranked by
+Lines are read as trec_eval reads them. A line ends at ``\\n``; its fields are
+separated by any run of C ``isspace`` bytes (space, ``\\t``, ``\\r``, ``\\v``,
+``\\f``), whitespace at either end is ignored and blank lines are skipped. Any
+other byte, a non-breaking space included, is part of a field; a leading
+UTF-8 byte order mark is dropped (pyarrow drops it too). A run line has
+exactly 6 fields and a qrels line exactly 4; any other count is refused with
+the line's number.
+
+As in trec_eval, a run's ``Q0``, ``rank`` and ``tag`` fields are not used, so
+any token is accepted there (``1.0``, ``-``, ``NA``): rows are ranked by
 ``score`` descending, ties broken by ``docid`` descending (trec_eval's
-``comp_sim_docno`` in ``form_res_rels.c``). The ``iter`` column of qrels is
-ignored too. Grades below 0 (trec_eval's "judged but not in the pool") are
-refused: a grade here is 0 or more.
+``comp_sim_docno`` in ``form_res_rels.c``). The ``iter`` field of qrels is
+ignored too.
+
+Stricter than trec_eval's ``atof``/``atol``, which read ``1_000`` as 1 and
+``high`` as 0, the numbers are refused with the line's number unless they are
+written plainly:
+
+* a score is a decimal number with an optional sign, decimal point and
+  exponent (``12.5``, ``-3``, ``.5``, ``1e-4``), or ``inf``/``infinity``,
+  signed or not, in any case. ``inf`` ranks first and ``-inf`` last. NaN
+  (``nan``, ``nan(...)``) is read, then refused as a score that is not a number;
+* a grade is a whole number in decimal digits with an optional sign (``2``,
+  ``+1``, ``007``); ``1.0`` is refused, as is a grade below 0 (trec_eval's
+  "judged but not in the pool"): a grade here is 0 or more.
+
+The ids and the number must be UTF-8; the fields that are not used are never
+decoded. Duplicate (question, chunk) pairs are refused with their line.
+
+A file is parsed with pyarrow: as it is when it has one kind of separator
+and no padding (the usual file a tool writes), else once its whitespace runs
+are squeezed to single spaces. Only when that fails is it read again line by
+line in Python, which is the definition of what is accepted: it finds and
+names the first bad line. Both ways read every file the same (the tests check
+it); should the vectorised one ever refuse a file the line-by-line one
+accepts, the line-by-line columns are used.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import IO, Any, ClassVar
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any, ClassVar, cast
 
 import numpy as np
 
@@ -23,77 +54,215 @@ from contextgrid.io.formats import FORMATS, located
 
 __all__ = ["TrecFormat"]
 
-RUN_LAYOUT = ("qid", "Q0", "docid", "rank", "score", "tag")
-QRELS_LAYOUT = ("qid", "iter", "docid", "grade")
-_SAMPLE = 1 << 16
-_RUNS_OF_BLANKS = re.compile(rb"[ \t]+")
-_EDGE_BLANKS = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
+# What trec_eval's isspace() separates fields on; bytes.split() and bytes.strip() use exactly this set.
+_TO_SPACES = bytes.maketrans(b"\t\r\v\f", b"    ")
+_SPACE, _NEWLINE = ord(" "), ord("\n")
+# pyarrow's float parser accepts exactly this (checked against it in the tests): strtod without hex.
+_NUMBER = re.compile(
+    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf(?:inity)?|nan(?:\([0-9a-z_]*\))?)", re.IGNORECASE
+)
+_WHOLE = "[+-]?[0-9]+"
+_WHOLE_BYTES = re.compile(_WHOLE.encode())
+_INT64 = 1 << 63
+_BOM = b"\xef\xbb\xbf"
+_ANY_WHITESPACE = r"[ \t\n\r\v\f]"
 
 
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
+def _score(token: bytes) -> float:
+    if _NUMBER.fullmatch(token) is None:
+        raise ValueError("a number such as 12.5, -3 or 1e-4")
+    # float() reads what the pattern allows the same as pyarrow does, except NaN's payload spelling.
+    return float("nan") if token.endswith(b")") else float(token)
 
 
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _grade(token: bytes) -> int:
+    if _WHOLE_BYTES.fullmatch(token) is None:
+        raise ValueError("a whole number such as 0, 1 or 2")
+    value = int(token)
+    if not -_INT64 <= value < _INT64:
+        raise ValueError("a whole number that fits in 64 bits")
+    return value
 
 
-Check = tuple[str, str, Callable[[str], bool]]
+@dataclass(frozen=True)
+class _Layout:
+    """The fields of a line, and the one after ``docid`` that is read: a run's score or a qrels grade."""
+
+    columns: tuple[str, ...]
+    value: str
+    kind: str
+    parse: Callable[[bytes], float | int]
+
+    @property
+    def described(self) -> str:
+        return f"{len(self.columns)} whitespace-separated columns ({' '.join(self.columns)})"
 
 
-def _find_bad_line(source: Source, layout: tuple[str, ...], checks: dict[str, Check]) -> None:
-    """Raise the error for the first line that does not fit ``layout`` (the slow path, for errors only)."""
-    described = f"{len(layout)} whitespace-separated columns ({' '.join(layout)})"
-    for number, line in source.text_lines():
-        fields = line.split()
-        if len(fields) != len(layout):
-            raise source.error(number, line, f"expected {described}, got {len(fields)}")
-        for position, (column, wanted, check) in checks.items():
-            value = fields[int(position)]
-            if not check(value):
-                raise source.error(number, line, f"expected {column} to be {wanted}, got {value!r}")
+RUN = _Layout(("qid", "Q0", "docid", "rank", "score", "tag"), "score", "float64", _score)
+QRELS = _Layout(("qid", "iter", "docid", "grade"), "grade", "int64", _grade)
 
 
-def _read_columns(source: Source, layout: tuple[str, ...], types: dict[str, Any], checks: dict[str, Check]) -> Any:
-    """Parse the columns named in ``types`` with pyarrow, refusing the file at its first bad line."""
+def _shown(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
+def _content(source: Source) -> bytes:
+    """The file's bytes without a leading UTF-8 byte order mark, which pyarrow would drop anyway."""
+    data = source.data
+    return data[len(_BOM) :] if data.startswith(_BOM) else data
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, line) for every line of ``data``, without its ``\\n`` or a ``\\r`` before it."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        yield number, raw.removesuffix(b"\r")
+
+
+def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
+    """The columns read line by line, refusing the file at its first bad line (the definition; slow)."""
     import pyarrow as pa
-    import pyarrow.csv as pcsv
 
-    source.require_content(f"{len(layout)} whitespace-separated columns ({' '.join(layout)}) per line")
-    sample = source.sample(_SAMPLE)
-    read = pcsv.ReadOptions(column_names=list(layout), block_size=1 << 24)
-    convert = pcsv.ConvertOptions(
-        column_types=types, include_columns=list(types), null_values=[], strings_can_be_null=False
+    width = len(layout.columns)
+    value_at = layout.columns.index(layout.value)
+    questions: list[str] = []
+    chunks: list[str] = []
+    values: list[float | int] = []
+    for number, raw in _lines(data):
+        fields = raw.split()
+        if not fields:
+            continue
+        if len(fields) != width:
+            raise source.error(number, _shown(raw), f"expected {layout.described}, got {len(fields)}")
+        ids: list[str] = []
+        for position, name in ((0, "qid"), (2, "docid")):
+            try:
+                ids.append(fields[position].decode("utf-8"))
+            except UnicodeDecodeError:
+                raise source.error(
+                    number, _shown(raw), f"expected UTF-8 text in {name}, got undecodable bytes"
+                ) from None
+        try:
+            value = layout.parse(fields[value_at])
+        except ValueError as wanted:
+            got = _shown(fields[value_at])
+            raise source.error(number, _shown(raw), f"expected {layout.value} to be {wanted}, got {got!r}") from None
+        questions.append(ids[0])
+        chunks.append(ids[1])
+        values.append(value)
+    kind = pa.type_for_alias(layout.kind)
+    return pa.table(
+        {
+            "qid": pa.array(questions, pa.string()),
+            "docid": pa.array(chunks, pa.string()),
+            layout.value: pa.array(values, kind),
+        }
     )
 
-    def parse(stream: Any, delimiter: str) -> Any:
-        options = pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False)
-        return pcsv.read_csv(stream, read_options=read, parse_options=options, convert_options=convert)
 
+def _separator(data: bytes) -> bytes | None:
+    """The one byte that separates fields when pyarrow can parse ``data`` as it is, else ``None``.
+
+    Runs of one separator, or one at either end of a line, leave an empty
+    field, which :func:`_read_columns` refuses; what is checked here is only
+    what pyarrow would split differently: both tabs and spaces, ``\\v`` or
+    ``\\f``, and a ``\\r`` that does not end a line (pyarrow ends a line there).
+    """
+    separator = b"\t" if b"\t" in data else b" "
+    if (separator == b"\t" and b" " in data) or b"\v" in data or b"\f" in data:
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    return separator
+
+
+def _squeezed(data: bytes) -> bytes:
+    """``data`` with every whitespace run one space, none at either end of a line, and blank lines empty.
+
+    ``data`` holds a byte that is not whitespace (:meth:`Source.require_content`).
+    Masks over the bytes, as a regular expression replacing millions of runs is
+    five times slower.
+    """
+    chars = np.frombuffer(data.translate(_TO_SPACES), dtype=np.uint8)
+    # A space after a space, a line end or the start of the file goes: runs become one space, none leads a line.
+    space = chars == _SPACE
+    after = np.empty_like(space)
+    after[0] = True
+    after[1:] = space[:-1] | (chars[:-1] == _NEWLINE)
+    chars = chars[~(space & after)]
+    # Then the one space left before a line end or the end of the file.
+    space = chars == _SPACE
+    before = np.empty_like(space)
+    before[-1] = True
+    before[:-1] = chars[1:] == _NEWLINE
+    return cast(bytes, chars[~(space & before)].tobytes())
+
+
+def _parse(data: bytes, separator: bytes, layout: _Layout) -> Any | None:
+    """pyarrow's columns of ``data``, or ``None`` when a line has another field count or an empty field."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    # Ids as UTF-8 strings; the unused fields as bytes, read only to see that none is empty.
+    types = {name: pa.binary() for name in layout.columns} | {"qid": pa.string(), "docid": pa.string()}
+    types[layout.value] = pa.float64() if layout.kind == "float64" else pa.string()
     try:
-        return parse(source.stream(), "\t" if b"\t" in sample else " ")
+        table = pcsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(column_names=list(layout.columns), block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(
+                delimiter=separator.decode(), quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False),
+        )
     except pa.ArrowInvalid:
-        pass
-    # Tabs and spaces mixed, or runs of them: squeeze every run into one space, then parse again.
-    squeezed = _RUNS_OF_BLANKS.sub(b" ", _EDGE_BLANKS.sub(b"", source.data))
+        return None
+    texts = [name for name, kind in types.items() if kind != pa.float64()]
+    if any(pc.min(pc.binary_length(table.column(name))).as_py() == 0 for name in texts):
+        return None
+    return table
+
+
+def _read_columns(data: bytes, layout: _Layout) -> Any | None:
+    """The columns parsed by pyarrow, or ``None`` when it refuses the file (then :func:`_read_lines` says why)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    separator = _separator(data)
+    table = None if separator is None else _parse(data, separator, layout)
+    if table is None:
+        table = _parse(_squeezed(data), b" ", layout)
+    if table is None:
+        return None
+    if layout.kind == "float64":
+        return table.select(["qid", "docid", layout.value])
+    grades = table.column(layout.value)
+    if not pc.all(pc.match_substring_regex(grades, f"^{_WHOLE}$")).as_py():
+        return None
     try:
-        return parse(pa.BufferReader(squeezed), " ")
-    except pa.ArrowInvalid as error:
-        source.check_utf8()
-        _find_bad_line(source, layout, checks)
-        raise source.error(None, None, f"expected {' '.join(layout)} per line ({error})") from None
+        # pyarrow's integer parser takes no "+" but does take hex, which the pattern above has ruled out.
+        whole = pc.cast(pc.utf8_ltrim(grades, "+"), pa.int64())
+    except pa.ArrowInvalid:
+        return None
+    return table.select(["qid", "docid"]).append_column(layout.value, whole)
 
 
-def _locate(source: Source) -> Callable[[int], tuple[int, str]]:
-    return lambda row: source.line_of_row(row)
+def _read(source: Source, layout: _Layout) -> tuple[Any, Callable[[int], tuple[int, str]]]:
+    """The file's qid, docid and value columns, and the line of each row for errors found in them later."""
+    source.require_content(f"{layout.described} per line")
+    data = _content(source)
+    table = _read_columns(data, layout)
+
+    def locate(row: int) -> tuple[int, str]:
+        # Rows are the lines that are not blank, in order.
+        seen = -1
+        for number, raw in _lines(data):
+            seen += bool(raw.strip())
+            if seen == row:
+                return number, _shown(raw)
+        return 0, ""
+
+    return (_read_lines(source, data, layout) if table is None else table), locate
 
 
 def _write_lines(lines: Any, out: IO[bytes]) -> None:
@@ -114,7 +283,7 @@ def _plain_ids(table: Any) -> tuple[Any, Any]:
     questions = table.column("question_id").cast(pa.string())
     chunks = table.column("chunk_id")
     for column, name in ((questions, "question id"), (chunks, "chunk id")):
-        spaced = pc.match_substring_regex(column, r"\s")
+        spaced = pc.match_substring_regex(column, _ANY_WHITESPACE)
         if pc.any(spaced).as_py():
             bad = column.filter(spaced)[0].as_py()
             raise ContextGridError(f"the {name} {bad!r} holds whitespace, so it cannot be written as TREC text")
@@ -129,21 +298,13 @@ class TrecFormat:
     version: ClassVar[str] = "1"
 
     def read_run(self, source: Source) -> RunTable:
-        import pyarrow as pa
-
-        types = {"qid": pa.string(), "docid": pa.string(), "rank": pa.int64(), "score": pa.float64()}
-        checks: dict[str, Check] = {"3": ("rank", "a whole number", _is_int), "4": ("score", "a number", _is_float)}
-        table = _read_columns(source, RUN_LAYOUT, types, checks)
-        with located(source, _locate(source)):
+        table, locate = _read(source, RUN)
+        with located(source, locate):
             return RunTable.from_columns(table.column("qid"), table.column("docid"), score=table.column("score"))
 
     def read_qrels(self, source: Source) -> QrelsTable:
-        import pyarrow as pa
-
-        types = {"qid": pa.string(), "docid": pa.string(), "grade": pa.int64()}
-        checks: dict[str, Check] = {"3": ("grade", "a whole number", _is_int)}
-        table = _read_columns(source, QRELS_LAYOUT, types, checks)
-        with located(source, _locate(source)):
+        table, locate = _read(source, QRELS)
+        with located(source, locate):
             return QrelsTable.from_columns(table.column("qid"), table.column("docid"), table.column("grade"))
 
     def write_run(self, run: RunTable, out: IO[bytes], *, tag: str) -> None:
