@@ -90,6 +90,18 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
             metavar="NAME",
             help=f"read {files} as NAME ({', '.join(FILE_FORMATS.names())}); default: from the suffix",
         )
+    parser.add_argument(
+        "--engine",
+        choices=("memory", "dask"),
+        default="memory",
+        help="memory (default), or dask: Parquet runs and qrels too big for memory, shuffled by question and "
+        "scored in partitions (pip install 'contextgrid[dask]'); the numbers are the same",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: the Dask scheduler to compute on (tcp://host:8786); default: local threads",
+    )
     trec = parser.add_argument_group(
         "trec_eval's command line",
         "--trec-eval prints what `trec_eval [-q] [-c] [-m MEASURE]... QRELS RUN` prints for the measures "
@@ -186,6 +198,31 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     return workspace
 
 
+def _scored_with_dask(
+    args: argparse.Namespace, ks: Sequence[int], metrics: Sequence[str], log: WarningLog
+) -> tuple[list[str], list[Mapping[str, float]], dict[str, QuestionCounts]]:
+    """Each run scored by the Dask engine, straight from its Parquet files."""
+    from contextgrid.scale.dask_engine import evaluate_dask
+
+    refused = [option for option, given in (("--workspace", args.workspace), ("--per-query", args.per_query)) if given]
+    refused += [option for option in ("--qrels-format", "--run-format") if getattr(args, option[2:].replace("-", "_"))]
+    if refused:
+        raise ContextGridError(
+            f"{', '.join(refused)} do not apply with --engine dask, which reads Parquet files given on the command "
+            "line (per-question scores: contextgrid.scale.dask_engine.per_question_dask)"
+        )
+    if len(args.files) < 2:
+        raise ContextGridError("evaluate needs a qrels file and at least one run file")
+    qrels, *runs = args.files
+    scores: list[Mapping[str, float]] = []
+    counts: dict[str, QuestionCounts] = {}
+    for run in runs:
+        result = evaluate_dask(qrels, run, ks=ks, metrics=metrics, scheduler=args.scheduler, warnings=log)
+        scores.append(result.scores)
+        counts[run] = result.counts
+    return list(runs), scores, counts
+
+
 def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict[str, QuestionCounts]]:
     """The table ``args`` ask for, and each run's question counts."""
     pairs = select_metrics(args.metrics, args.k)
@@ -193,11 +230,14 @@ def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict
     ks = sorted({k for _, k in pairs})
     metrics = list(dict.fromkeys(metric for metric, _ in pairs))
     per_question: dict[str, dict[str, float]] = {}
-    if args.workspace is None:
+    if args.engine == "dask":
+        names, by_run, counts = _scored_with_dask(args, ks, metrics, log)
+        scores: list[Mapping[str, float]] = by_run
+    elif args.workspace is None:
         qrels, runs = _read_files(args)
         names = list(runs)
         counts = {name: question_counts(qrels, run) for name, run in runs.items()}
-        scores: list[Mapping[str, float]] = []
+        scores = []
         for run in runs.values():
             run_log = WarningLog()
             scores.append(evaluate(qrels, run, ks=ks, metrics=metrics, warnings=run_log))
@@ -270,6 +310,10 @@ def _run_trec_eval(args: argparse.Namespace) -> int:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
+    if args.scheduler is not None and args.engine != "dask":
+        raise ContextGridError("--scheduler names a Dask scheduler: add --engine dask")
+    if args.trec_eval and args.engine == "dask":
+        raise ContextGridError("--trec-eval scores in memory, as trec_eval does; drop --engine dask")
     if args.trec_eval:
         return _run_trec_eval(args)
     _refuse_trec_options(args)

@@ -1,0 +1,1 @@
+"""Scoring beyond one process: a Dask engine for runs that do not fit in memory."""
