@@ -100,6 +100,13 @@ def _frame(given: object, role: str, fields: Sequence[str], required: Sequence[s
     return numbered
 
 
+def _column(part: pd.DataFrame, name: str) -> Any:
+    """A partition's column as a pyarrow array, as the tables take it (no Python object per row)."""
+    import pyarrow as pa
+
+    return pa.Array.from_pandas(part[name])
+
+
 @contextmanager
 def _rows_named(role: str, part: pd.DataFrame) -> Iterator[None]:
     """A bad row named by its place in the whole input (1-based, counting every file in order), not the
@@ -117,14 +124,14 @@ def _tables(run_part: pd.DataFrame, qrels_part: pd.DataFrame) -> tuple[RunTable,
     qrels_part = qrels_part.sort_values(_ROW, kind="stable")
     with _rows_named("run", run_part):
         run = RunTable.from_columns(
-            run_part["question_id"].tolist(),
-            run_part["chunk_id"].tolist(),
-            rank=run_part["rank"].tolist() if "rank" in run_part and "score" not in run_part else None,
-            score=run_part["score"].tolist() if "score" in run_part else None,
+            _column(run_part, "question_id"),
+            _column(run_part, "chunk_id"),
+            rank=_column(run_part, "rank") if "rank" in run_part and "score" not in run_part else None,
+            score=_column(run_part, "score") if "score" in run_part else None,
         )
     with _rows_named("qrels", qrels_part):
         qrels = QrelsTable.from_columns(
-            qrels_part["question_id"].tolist(), qrels_part["chunk_id"].tolist(), qrels_part["grade"].tolist()
+            _column(qrels_part, "question_id"), _column(qrels_part, "chunk_id"), _column(qrels_part, "grade")
         )
     first = qrels_part.groupby("question_id", sort=False, observed=True)[_ROW].min()
     return run, qrels, first
