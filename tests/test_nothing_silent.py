@@ -91,6 +91,17 @@ def test_the_bad_id_is_named_wherever_it_is_in_the_run(bad: object, shown: str) 
     assert refusals(qrels, run) == {f"the run for query 'q2' holds {shown}; a chunk id is a str"}
 
 
+def test_a_dict_scored_against_a_table_is_checked() -> None:
+    qrels, run = {"q1": {"c1": 2}}, {"q1": ["c0", 5]}
+    expected = "the run for query 'q1' holds 5 of type int; a chunk id is a str"
+    with pytest.raises(cg.ContextGridError) as caught:
+        cg.evaluate(QrelsTable.from_dict(qrels), run, ks=[2])
+    assert str(caught.value) == expected
+    with pytest.raises(cg.ContextGridError) as caught:
+        cg.evaluate({"q1": {5: 2}}, RunTable.from_dict({"q1": ["c1"]}), ks=[2])
+    assert str(caught.value) == "qrels for query 'q1' judge 5 of type int; a chunk id is a str"
+
+
 def test_a_run_of_score_mappings_is_checked_too() -> None:
     with pytest.raises(cg.ContextGridError) as caught:
         RunTable.from_dict({"q1": {"c1": 0.5, 3: 0.2}})
