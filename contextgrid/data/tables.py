@@ -12,10 +12,11 @@ stays fast.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from numbers import Real
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -27,10 +28,59 @@ from contextgrid.data.repeats import first_repeated_pair
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["QrelsTable", "RunTable"]
+__all__ = ["QrelsTable", "RunTable", "check_qrels_ids", "check_question_ids", "check_ranked_ids"]
 
 IntArray = npt.NDArray[np.int64]
 _T = TypeVar("_T")
+
+
+def _not_str(value: object) -> str:
+    return f"{value!r} of type {type(value).__name__}"
+
+
+# An id that is not a str (the int 5) never equals the str "5" the other side holds, so it would score as a
+# silent miss. str.join is the type check: a C-level pass over the ids that raises TypeError at the first
+# one of another type, several times cheaper than collecting the ids' types.
+_join = cast(Callable[[Iterable[object]], str], "".join)
+
+
+def check_question_ids(question_ids: Collection[object], holder: str) -> None:
+    """Refuse a question id that is not a str; ``holder`` starts the message (``"the run holds"``)."""
+    try:
+        _join(question_ids)
+    except TypeError:
+        bad = next(question for question in question_ids if not isinstance(question, str))
+        raise ContextGridError(f"{holder} the question id {_not_str(bad)}; a question id is a str") from None
+
+
+def check_ranked_ids(question_ids: Sequence[object], rankings: Sequence[Iterable[object]]) -> None:
+    """Refuse a chunk id that is not a str in any of the rankings (``rankings[i]`` is ``question_ids[i]``'s),
+    naming its question."""
+    try:
+        deque(map(_join, rankings), maxlen=0)
+    except TypeError:
+        for question, ranked in zip(question_ids, rankings, strict=True):
+            for chunk in ranked:
+                if not isinstance(chunk, str):
+                    raise ContextGridError(
+                        f"the run for query {question!r} holds {_not_str(chunk)}; a chunk id is a str"
+                    ) from None
+        raise
+
+
+def check_qrels_ids(qrels: Mapping[Any, Mapping[Any, object]]) -> None:
+    """Refuse a question id or a judged chunk id that is not a str, in every judgement of ``qrels``."""
+    check_question_ids(qrels, "qrels hold")
+    try:
+        deque(map(_join, qrels.values()), maxlen=0)
+    except TypeError:
+        for question, judgements in qrels.items():
+            for chunk in judgements:
+                if not isinstance(chunk, str):
+                    raise ContextGridError(
+                        f"qrels for query {question!r} judge {_not_str(chunk)}; a chunk id is a str"
+                    ) from None
+        raise
 
 
 def _array(values: Any, kind: pa.DataType, name: str) -> pa.Array:
@@ -381,12 +431,11 @@ class RunTable(_GroupedTable, Mapping[str, tuple[str, ...]]):
             raise ContextGridError(
                 "a run must give every question either a list of chunk ids or a {chunk id: score} mapping, not a mix"
             )
+        check_question_ids(run, "the run holds")
         questions: list[str] = []
         chunks: list[Any] = []
         scores: list[Any] | None = [] if scored and all(scored) else None
         for question, ranked in run.items():
-            if not isinstance(question, str):
-                raise ContextGridError(f"a run's question ids must be str, got {question!r}")
             if scores is not None:
                 for chunk, value in ranked.items():
                     if not isinstance(value, Real) or isinstance(value, bool):
@@ -399,11 +448,7 @@ class RunTable(_GroupedTable, Mapping[str, tuple[str, ...]]):
             else:
                 chunks.extend(_pairs_sequence(question, ranked))
             questions.extend([question] * len(ranked))
-        for question, chunk in zip(questions, chunks, strict=True):
-            if not isinstance(chunk, str):
-                raise ContextGridError(
-                    f"the run for query {question!r} holds {chunk!r}, which is not a chunk id (a str)"
-                )
+        check_ranked_ids(list(run), list(run.values()))
         try:
             return cls.from_columns(questions, chunks, score=scores)
         except RowError as error:
@@ -507,17 +552,17 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
             return qrels
         if not isinstance(qrels, Mapping):
             raise ContextGridError(f"qrels must be a mapping of question id to {{chunk id: grade}}, got {qrels!r}")
-        questions: list[str] = []
-        chunks: list[str] = []
-        grades: list[int] = []
         for question, judgements in qrels.items():
             if not isinstance(judgements, Mapping):
                 raise ContextGridError(
                     f"qrels for query {question!r} must be a mapping of chunk id to grade, got {judgements!r}"
                 )
+        check_qrels_ids(qrels)
+        questions: list[str] = []
+        chunks: list[str] = []
+        grades: list[int] = []
+        for question, judgements in qrels.items():
             for chunk, value in judgements.items():
-                if not isinstance(question, str) or not isinstance(chunk, str):
-                    raise ContextGridError(f"qrels ids must be str, got {question!r} and {chunk!r}")
                 if not is_whole(value, minimum=0):
                     raise ContextGridError(
                         f"qrels for query {question!r} give chunk {chunk!r} the grade {value!r}; a grade is a "

@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import ContextGridError, DuplicateChunkError
+from contextgrid.data.tables import QrelsTable, RunTable, check_qrels_ids, check_question_ids, check_ranked_ids
 
 __all__ = ["RankedGrades", "build_ranked_grades"]
 
@@ -133,24 +134,17 @@ def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
                 )
 
 
-def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]]) -> None:
-    """Refuse a ranking that is not a sequence of distinct chunk ids."""
+def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]], *, from_table: bool) -> None:
+    """Refuse a ranking that is not a sequence of distinct chunk ids, each a str (as a table's are)."""
     if not set(map(type, rankings)) <= {list, tuple}:
         for question_id, ranked in zip(question_ids, rankings, strict=True):
             if isinstance(ranked, (str, bytes)) or not isinstance(ranked, Sequence):
                 raise ContextGridError(
                     f"the run for query {question_id!r} must be a list of chunk ids, best first, got {ranked!r}"
                 )
-    try:
-        distinct = np.fromiter(map(len, map(set, rankings)), dtype=np.int64, count=len(rankings))
-    except TypeError:
-        for question_id, ranked in zip(question_ids, rankings, strict=True):
-            for chunk_id in ranked:
-                if not isinstance(chunk_id, str):
-                    raise ContextGridError(
-                        f"the run for query {question_id!r} holds {chunk_id!r}, which is not a chunk id (a str)"
-                    ) from None
-        raise
+    if not from_table:
+        check_ranked_ids(question_ids, rankings)
+    distinct = np.fromiter(map(len, map(set, rankings)), dtype=np.int64, count=len(rankings))
     lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     repeating = np.flatnonzero(distinct != lengths)
     if len(repeating) == 0:
@@ -173,22 +167,6 @@ def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]]) -> N
         more = " …" if len(repeating) > 6 else ""
         message += f" Other queries that repeat ids: {', '.join(map(repr, others))}{more}"
     raise DuplicateChunkError(message)
-
-
-def _check_chunk_ids(question_ids: list[str], rankings: list[Sequence[str]]) -> None:
-    """Refuse a ranking whose chunk ids are not str.
-
-    An int id never equals the str in the qrels, so it would score as a silent miss. Ids come from one
-    pipeline, so each ranking's first id stands for its type: checking all of them would cost more than
-    scoring.
-    """
-    if {type(ranked[0]) for ranked in rankings if len(ranked)} <= {str}:
-        return
-    for question_id, ranked in zip(question_ids, rankings, strict=True):
-        if len(ranked) and not isinstance(ranked[0], str):
-            raise ContextGridError(
-                f"the run for query {question_id!r} holds {ranked[0]!r}, which is not a chunk id (a str)"
-            )
 
 
 @contextmanager
@@ -227,8 +205,13 @@ def _lay_out(
     qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[str]], depth: int | None
 ) -> RankedGrades:
     _check_judgements(qrels)
+    # A table's ids are str by construction: only dicts are checked.
+    if not isinstance(qrels, QrelsTable):
+        check_qrels_ids(qrels)
     if not isinstance(run, Mapping):
         raise ContextGridError(f"run must be a mapping of question id to a list of chunk ids, got {type(run).__name__}")
+    if not isinstance(run, RunTable):
+        check_question_ids(run, "the run holds")
 
     all_ids = list(qrels)
     counts = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=len(all_ids))
@@ -249,8 +232,7 @@ def _lay_out(
     judgement_maps = [qrels[q] for q in question_ids]
     empty: Sequence[str] = ()
     rankings = [run.get(q, empty) for q in question_ids]
-    _check_rankings(question_ids, rankings)
-    _check_chunk_ids(question_ids, rankings)
+    _check_rankings(question_ids, rankings, from_table=isinstance(run, RunTable))
 
     lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     longest = int(lengths.max(initial=0))

@@ -1,14 +1,17 @@
 """JSON Lines files: one object per line, ``{"question_id", "chunk_id", "rank", "score"}`` for a run and
 ``{"question_id", "chunk_id", "grade"}`` for qrels (other spellings: see :mod:`contextgrid.io.named`).
 
-Parsed by pyarrow with the column types fixed from the first line's keys;
-when that fails, each line is checked in Python to name the first bad one.
+A column is there when any line gives it (under the spelling the first line uses): a line without it has
+no value there, which the table refuses, naming the line. A whole-number id is read as its digits, as in
+every format; any other id that is not a string is refused. pyarrow parses the file, each id typed as the
+first line types it; when that fails (a bad line, or ids typed differently on different lines), each line
+is parsed and checked in Python instead.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from numbers import Real
 from typing import IO, Any, ClassVar
 
@@ -19,6 +22,8 @@ from contextgrid.io.formats import FORMATS
 from contextgrid.io.named import ALIASES, qrels_from_named, run_from_named
 
 __all__ = ["JsonlFormat", "json_objects"]
+
+EXPECTED = "a JSON object per line"
 
 
 def json_objects(source: Source, expected: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
@@ -34,54 +39,85 @@ def json_objects(source: Source, expected: str) -> Iterator[tuple[int, str, dict
         yield number, line, value
 
 
+def _is_id(item: object) -> bool:
+    return isinstance(item, str) or is_whole(item)
+
+
+def _is_number(item: object) -> bool:
+    return isinstance(item, Real) and not isinstance(item, bool)
+
+
+# For each field: what its values must be, said as the message says it, and the check.
+_VALUES: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "question_id": ("text or a whole number", _is_id),
+    "chunk_id": ("text or a whole number", _is_id),
+    "rank": ("a whole number", is_whole),
+    "score": ("a number", _is_number),
+    "grade": ("a whole number", is_whole),
+}
+
+
 def _field_types(source: Source, fields: tuple[str, ...]) -> dict[str, Any]:
-    """pyarrow types for the columns the first line names, keyed by the spelling the file uses."""
+    """pyarrow types for the columns of ``fields``: each field under the spellings the first line uses (all
+    of them when it has none), an id an int64 where the first line gives a whole number.
+
+    A later line spelling a field differently lacks the first line's spelling, so it is refused as missing
+    the value; parsing every spelling of every field would make the common file a third slower to read.
+    """
     import pyarrow as pa
 
-    first = next(json_objects(source, "a JSON object per line"))[2]
-    kinds = {
-        "question_id": pa.string(),
-        "chunk_id": pa.string(),
-        "rank": pa.int64(),
-        "score": pa.float64(),
-        "grade": pa.int64(),
-    }
-    return {name: kinds[field] for field in fields for name in ALIASES[field] if name in first}
+    first = next(json_objects(source, EXPECTED))[2]
+    kinds = {"rank": pa.int64(), "score": pa.float64(), "grade": pa.int64()}
+    types = {}
+    for field in fields:
+        names = [name for name in ALIASES[field] if name in first] or list(ALIASES[field])
+        for name in names:
+            types[name] = kinds[field] if field in kinds else pa.int64() if is_whole(first.get(name)) else pa.string()
+    return types
 
 
-def _check_line(source: Source, number: int, line: str, value: dict[str, Any], types: dict[str, Any]) -> None:
+def _by_line(source: Source, types: dict[str, Any]) -> Any:
+    """The columns of ``types``, read line by line in Python; the first value of the wrong kind is refused."""
     import pyarrow as pa
 
-    for name, kind in types.items():
-        item = value.get(name)
-        if item is None:
+    source.check_utf8()
+    checks = {name: _VALUES[field] for field, names in ALIASES.items() for name in names if name in types}
+    columns: dict[str, list[Any]] = {name: [] for name in checks}
+    for number, line, value in json_objects(source, EXPECTED):
+        for name, (wanted, fits) in checks.items():
+            item = value.get(name)
+            if item is not None and not fits(item):
+                raise source.error(number, line, f"expected {name!r} to be {wanted}, got {json.dumps(item)}")
+            columns[name].append(item)
+    # Ids typed differently on different lines are all text: a whole number is read as its digits.
+    ids = {name for field in ("question_id", "chunk_id") for name in ALIASES[field]}
+    arrays = {}
+    for name, column in columns.items():
+        if name in ids:
+            arrays[name] = pa.array([None if item is None else str(item) for item in column], type=pa.string())
             continue
-        if pa.types.is_string(kind):
-            fits = isinstance(item, str)
-            wanted = "text"
-        else:
-            whole = pa.types.is_integer(kind)
-            fits = is_whole(item) if whole else isinstance(item, Real) and not isinstance(item, bool)
-            wanted = "a whole number" if whole else "a number"
-        if not fits:
-            raise source.error(number, line, f"expected {name!r} to be {wanted}, got {json.dumps(item)}")
+        try:
+            arrays[name] = pa.array(column, type=types[name])
+        except (pa.ArrowInvalid, OverflowError) as error:
+            raise source.error(None, None, f"expected {name!r} to fit in {types[name]} ({error})") from None
+    return pa.table(arrays)
 
 
 def _parse(source: Source, fields: tuple[str, ...]) -> Any:
+    """The columns of every spelling of ``fields`` that some line gives a value."""
     import pyarrow as pa
     import pyarrow.json as pajson
 
     types = _field_types(source, fields)
     options = pajson.ParseOptions(explicit_schema=pa.schema(types), unexpected_field_behavior="ignore")
     try:
-        return pajson.read_json(
+        table = pajson.read_json(
             source.stream(), read_options=pajson.ReadOptions(block_size=1 << 24), parse_options=options
         )
-    except pa.ArrowInvalid as error:
-        source.check_utf8()
-        for number, line, value in json_objects(source, "a JSON object per line"):
-            _check_line(source, number, line, value, types)
-        raise source.error(None, None, f"expected a JSON object per line ({error})") from None
+    except pa.ArrowInvalid:
+        table = _by_line(source, types)
+    # A spelling no line gives is no column: the explicit schema made it one of nulls.
+    return table.select([name for name in table.column_names if table.column(name).null_count < table.num_rows])
 
 
 def _dumps(rows: Iterator[dict[str, Any]], out: IO[bytes]) -> None:
