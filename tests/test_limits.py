@@ -124,19 +124,23 @@ def test_a_bomb_costs_a_child_process_little_memory(tmp_path: Path) -> None:
     reading a file that expands to 256 MiB (the line bomb) or past max_bytes (the lines)."""
     zeros = bomb(tmp_path / "zeros.trec.gz", 256 * MIB)
     lines = bomb(tmp_path / "lines.trec.gz", 256 * MIB, LINE)
+    # VmHWM, the process's peak resident memory, starts afresh with the program (ru_maxrss would start from
+    # the forking test process's).
     script = f"""
-import resource
 import contextgrid as cg
 from contextgrid.io import read_run
 import pyarrow.csv
 
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def peak():
+    return int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
+
+before = peak()
 for path, limit in (({str(zeros)!r}, None), ({str(lines)!r}, 32 << 20)):
     try:
         read_run(path) if limit is None else read_run(path, max_bytes=limit)
     except cg.InputFileError as error:
         print(error.expected.split(";")[0])
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+print((peak() - before) // 1024)
 """
     done = subprocess.run(
         [sys.executable, "-c", script],
@@ -289,3 +293,72 @@ def test_every_command_that_reads_files_has_the_limits(capsys: pytest.CaptureFix
     assert status == 0
     assert "--max-bytes SIZE" in out
     assert "--max-line-bytes SIZE" in out
+
+
+# -- the dashboard -------------------------------------------------------------------------------------------------
+
+
+def server_started_with(monkeypatch: pytest.MonkeyPatch, *options: str) -> None:
+    monkeypatch.setattr(sys, "argv", [sys.argv[0], *options])
+
+
+def test_the_sidebar_states_the_upload_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    server_started_with(monkeypatch, "--max-session-mb", "300", "--max-expanded-mb", "512")
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    app.query_params["source"] = "upload"
+    app.run()
+    assert not app.exception
+    assert app.sidebar.caption[0].value == (
+        "Each file up to 200 MB, 300 MB in all, and up to 512 MB once decompressed. Uploads stay with this session "
+        "and are deleted when it ends."
+    )
+
+
+def test_uploads_past_the_session_limit_are_refused_before_any_is_stored() -> None:
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder()
+    with pytest.raises(cg.ContextGridError) as caught:
+        _uploads.uploaded_source(
+            ("q.trec", b"q1 0 c1 2\n"), (("a.trec", LINE * 70_000),), folder=folder, max_total_bytes=MIB
+        )
+    assert str(caught.value) == (
+        "the uploaded files total 1.1 MiB, more than the 1 MiB a session may upload on this server (contextgrid app "
+        "--max-session-mb); upload fewer or smaller files, or gzip them"
+    )
+    assert list(folder.path.iterdir()) == []
+    folder.remove()
+
+
+def test_an_uploaded_run_past_the_expanded_limit_is_named_and_the_rest_are_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from contextgrid.render.markup import escape_markdown as md
+    from pages import _uploads
+
+    server_started_with(monkeypatch, "--max-expanded-mb", "1")
+    expanding = zlib.compressobj(9, zlib.DEFLATED, 31)
+    lines = "".join(f"q1 Q0 c{rank} {rank} {1 / rank} big\n" for rank in range(1, 100_000)).encode()
+    big = expanding.compress(lines) + expanding.flush()  # a few hundred kilobytes, 2.5 MiB decompressed
+    source = _uploads.uploaded_source(
+        ("qrels.trec", b"q1 0 c1 2\nq1 0 c2 1\n"),
+        (("good.trec", LINE), ("big.trec.gz", big)),
+        folder=(folder := _uploads.SessionFolder()),
+    )
+    app = AppTest.from_file(str(ROOT / "pages" / "overview.py"), default_timeout=120)
+    app.session_state["root"] = source
+    app.run()
+    assert not app.exception
+    assert not app.error
+    error = (
+        f"big.trec.gz: expected at most 1 MiB once decompressed (the limit max_bytes=1048576), got more; {SIZE_HINT}"
+    )
+    assert [warning.value for warning in app.warning] == [
+        f"1 configuration could not be read and is left out; the other 1 are shown.\n\n- **big**: {md(error)}"
+    ]
+    assert app.dataframe[0].value.index.tolist() == ["good"]
+    folder.remove()
