@@ -160,10 +160,9 @@ class Source:
             f"{got}; {_raise_hint('max_bytes', '--max-bytes')}",
         )
 
-    def _too_long(self, offset: int) -> InputFileError:
-        """The error for a line too long, starting ``offset`` bytes into the content (its number found by
-        counting line ends again up to it: only a refused file pays for that)."""
-        assert self.max_line_bytes is not None
+    def _too_long(self, offset: int, limit: int) -> InputFileError:
+        """The error for a line longer than ``limit``, starting ``offset`` bytes into the content (its number found
+        by counting line ends again up to it: only a refused file pays for that)."""
         line = 1
         with self._open() as handle:
             while offset > 0 and (block := handle.read(min(_BLOCK, offset))):
@@ -172,8 +171,8 @@ class Source:
         return self.error(
             line,
             None,
-            f"expected lines of at most {size_text(self.max_line_bytes)} (the limit max_line_bytes="
-            f"{self.max_line_bytes}), got a longer one; {_raise_hint('max_line_bytes', '--max-line-bytes')}",
+            f"expected lines of at most {size_text(limit)} (the limit max_line_bytes={limit}), got a longer one; "
+            f"{_raise_hint('max_line_bytes', '--max-line-bytes')}",
         )
 
     def _blocks(self) -> Iterator[bytes]:
@@ -189,7 +188,7 @@ class Source:
                     if self.max_line_bytes is not None:
                         start, line = _long_line(block, 0, line, self.max_line_bytes)
                         if start is not None:
-                            raise self._too_long(read + start)
+                            raise self._too_long(read + start, self.max_line_bytes)
                     read += len(block)
                     yield block
         except (OSError, EOFError, zlib.error) as error:
