@@ -1,4 +1,5 @@
-"""contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR] [--allow-folders DIR ...]`.
+"""contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR] [--allow-folders DIR ...]
+[--max-session-mb MB] [--max-expanded-mb MB]`.
 
 Run as Streamlit's script, it lays out the data source in the sidebar and
 routes to the pages in pages/; the pages read the chosen source from the
@@ -64,10 +65,13 @@ def _uploaded_source() -> Upload | None:
     """The uploaded files, stored in this session's own folder; a refused name is said in the sidebar."""
     from contextgrid import ContextGridError
     from contextgrid.render.markup import escape_markdown as md
-    from pages import _uploads
+    from pages import _server, _uploads
 
-    limit = st.get_option("server.maxUploadSize")
-    st.caption(f"Each file up to {limit} MB. Uploads stay with this session and are deleted when it ends.")
+    limit, server = st.get_option("server.maxUploadSize"), _server.settings()
+    st.caption(
+        f"Each file up to {limit} MB, {server.session_mb} MB in all, and up to {server.expanded_mb} MB once "
+        "decompressed. Uploads stay with this session and are deleted when it ends."
+    )
     qrels = st.file_uploader("Qrels", key="upload_qrels")
     runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")
     with st.expander("Optional: documents, chunks, questions"):
@@ -87,6 +91,7 @@ def _uploaded_source() -> Upload | None:
             (qrels.name, qrels.getvalue()),
             tuple((run.name, run.getvalue()) for run in runs),
             folder=folder,
+            max_total_bytes=server.session_mb << 20,
             **{key: (upload.name, upload.getvalue()) for key, upload in extras.items() if upload is not None},
         )
     except ContextGridError as error:

@@ -22,7 +22,7 @@ from contextgrid.workspace.builder import workspace_from_files
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.results import WorkspaceResults
-from pages._server import confinement
+from pages._server import confinement, settings
 from pages._uploads import Upload
 
 Source = str | Upload
@@ -89,7 +89,9 @@ def cached_workspace(source: Source, version: str) -> Workspace:
     """The workspace of ``source`` at ``version`` (see :func:`version`) as its manifest declares it, loaded once.
 
     A folder other than the server's own is opened only if the server may open it, and its manifest may name
-    files only inside it and the allowed folders (:func:`~pages._server.confinement`)."""
+    files only inside it and the allowed folders (:func:`~pages._server.confinement`). Every file is read within
+    the server's ``--max-expanded-mb``: one past it is its configuration's error, and the rest are shown."""
+    max_bytes = settings().max_bytes
     if isinstance(source, Upload):
         return workspace_from_files(
             "uploaded",
@@ -98,8 +100,9 @@ def cached_workspace(source: Source, version: str) -> Workspace:
             documents=source.documents,
             chunks=source.chunks,
             questions=source.questions,
+            max_bytes=max_bytes,
         )
-    return load_workspace(source, within=confinement(source))
+    return load_workspace(source, within=confinement(source), max_bytes=max_bytes)
 
 
 def declared(source: Source) -> Workspace:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.io.files import size_text
 
 PREFIX = "contextgrid-uploads-"
 """How the folder of a server's uploads is named, in the system's temporary folder, before its random part."""
@@ -110,6 +111,7 @@ def uploaded_source(
     chunks: tuple[str, bytes] | None = None,
     documents: tuple[str, bytes] | None = None,
     questions: tuple[str, bytes] | None = None,
+    max_total_bytes: int | None = None,
 ) -> Upload:
     """Store uploaded ``(name, bytes)`` files in the session's ``folder``; the source they make.
 
@@ -119,9 +121,16 @@ def uploaded_source(
     chunks file is the chunking of every run. Each file keeps the name it was
     uploaded as, in a folder of its role (runs one folder each), so that the
     readers' messages name it. A set of uploads replaces the session's earlier
-    one on disk.
+    one on disk. Files that total more than ``max_total_bytes`` (the server's
+    ``--max-session-mb``) are refused before any is stored.
     """
     single = {"qrels": qrels, "documents": documents, "chunks": chunks, "questions": questions}
+    total = sum(len(upload[1]) for upload in (*runs, *single.values()) if upload is not None)
+    if max_total_bytes is not None and total > max_total_bytes:
+        raise ContextGridError(
+            f"the uploaded files total {size_text(total)}, more than the {size_text(max_total_bytes)} a session may "
+            "upload on this server (contextgrid app --max-session-mb); upload fewer or smaller files, or gzip them"
+        )
     digest = hashlib.sha256()
     for role, upload in (*(("run", run) for run in runs), *single.items()):
         if upload is not None:

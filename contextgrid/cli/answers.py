@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextgrid.answering.batch import SCORE_COLUMNS, answers_frame, worst_first
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.workspace.answers import workspace_answers, workspace_summary
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def _run_answers(args: argparse.Namespace) -> int:
     from contextgrid.cli.tables import FORMATS, ScoreTable
     from contextgrid.workspace.manifest import load_workspace
 
-    workspace = load_workspace(args.workspace)
+    workspace = load_workspace(args.workspace, **limits(args))
     if args.config is None:
         summary = workspace_summary(workspace)
         values = tuple(tuple(_column(summary, column)) for column in summary.columns)
@@ -69,4 +69,5 @@ COMMAND = Subcommand(
     "score generated answers per configuration: groundedness, citations, abstentions",
     _configure_answers,
     _run_answers,
+    reads_files=True,
 )

@@ -12,9 +12,10 @@ from pathlib import Path
 from contextgrid.cli.commands import Subcommand
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.resources import shipped
+from contextgrid.io.files import DEFAULT_MAX_BYTES
 from contextgrid.workspace.manifest import load_workspace
 
-__all__ = ["COMMAND", "app_command", "app_script"]
+__all__ = ["COMMAND", "DEFAULT_EXPANDED_MB", "DEFAULT_SESSION_MB", "DEFAULT_UPLOAD_MB", "app_command", "app_script"]
 
 
 def app_script() -> Path:
@@ -43,6 +44,13 @@ def _port(text: str) -> int:
 
 DEFAULT_UPLOAD_MB = 200
 """The largest upload by default (Streamlit's own default), in megabytes."""
+
+DEFAULT_SESSION_MB = 1000
+"""The most one session may upload in all by default, in megabytes: five files of the largest size."""
+
+DEFAULT_EXPANDED_MB = DEFAULT_MAX_BYTES >> 20
+"""The most a file the dashboard reads may hold once decompressed by default, in megabytes: the library's
+default (:data:`~contextgrid.io.files.DEFAULT_MAX_BYTES`), 1024."""
 
 
 def _megabytes(text: str) -> int:
@@ -85,6 +93,21 @@ def _configure_app(parser: argparse.ArgumentParser) -> None:
         metavar="MB",
         help=f"the largest file a visitor may upload, in megabytes (default {DEFAULT_UPLOAD_MB})",
     )
+    parser.add_argument(
+        "--max-session-mb",
+        type=_megabytes,
+        default=DEFAULT_SESSION_MB,
+        metavar="MB",
+        help=f"the most a visitor's session may upload in all, in megabytes (default {DEFAULT_SESSION_MB})",
+    )
+    parser.add_argument(
+        "--max-expanded-mb",
+        type=_megabytes,
+        default=DEFAULT_EXPANDED_MB,
+        metavar="MB",
+        help="the most one file the dashboard reads (an upload, a workspace's) may hold once decompressed, in "
+        f"megabytes (default {DEFAULT_EXPANDED_MB})",
+    )
 
 
 def app_command(
@@ -95,11 +118,14 @@ def app_command(
     address: str = "127.0.0.1",
     allow_folders: Sequence[Path] = (),
     max_upload_mb: int = DEFAULT_UPLOAD_MB,
+    max_session_mb: int = DEFAULT_SESSION_MB,
+    max_expanded_mb: int = DEFAULT_EXPANDED_MB,
 ) -> list[str]:
     """The command line that serves the dashboard on ``workspace``, listening on ``address`` only.
 
     Visitors may open workspace folders only under ``allow_folders`` (none by default), and upload files of up
-    to ``max_upload_mb`` megabytes each.
+    to ``max_upload_mb`` megabytes each, ``max_session_mb`` in all; every file the dashboard reads may hold up to
+    ``max_expanded_mb`` megabytes once decompressed.
 
     Examples
     --------
@@ -107,16 +133,18 @@ def app_command(
     >>> command = app_command(Path("/data/ws"), port=8600, headless=True)
     >>> command[3:]  # doctest: +ELLIPSIS
     ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.maxUploadSize', '200', '--server.port', '8600',
-     '--server.headless', 'true', '--', '--workspace', '/data/ws']
+     '--server.headless', 'true', '--', '--workspace', '/data/ws', '--max-session-mb', '1000',
+     '--max-expanded-mb', '1024']
     >>> command[4] == str(app_script())
     True
     >>> app_command(Path("/data/ws"), allow_folders=[Path("/data")])[-3:]
-    ['/data/ws', '--allow-folders', '/data']
+    ['1024', '--allow-folders', '/data']
     """
     options = ["--server.address", address, "--server.maxUploadSize", str(max_upload_mb)]
     options += [] if port is None else ["--server.port", str(port)]
     options += ["--server.headless", "true"] if headless else []
-    script = ["--workspace", str(workspace)]
+    script = ["--workspace", str(workspace), "--max-session-mb", str(max_session_mb)]
+    script += ["--max-expanded-mb", str(max_expanded_mb)]
     script += ["--allow-folders", *map(str, allow_folders)] if allow_folders else []
     return [sys.executable, "-m", "streamlit", "run", str(app_script()), *options, "--", *script]
 
@@ -136,6 +164,8 @@ def _run_app(args: argparse.Namespace) -> int:
         address=args.address,
         allow_folders=[folder.resolve() for folder in args.allow_folders],
         max_upload_mb=args.max_upload_mb,
+        max_session_mb=args.max_session_mb,
+        max_expanded_mb=args.max_expanded_mb,
     )
     process = subprocess.Popen(command)
 

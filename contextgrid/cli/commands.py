@@ -5,20 +5,32 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from contextgrid.core.errors import NameTakenError
+from contextgrid.core.errors import InvalidParameterError, NameTakenError
+from contextgrid.io.files import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    DOCUMENT_MAX_LINE_BYTES,
+    parse_size,
+    size_text,
+)
 
-__all__ = ["COMMANDS", "Subcommand", "register_command"]
+__all__ = ["COMMANDS", "Subcommand", "add_limit_options", "limits", "register_command"]
 
 
 @dataclass(frozen=True, slots=True)
 class Subcommand:
-    """One ``contextgrid`` subcommand: ``configure`` adds its arguments, ``run`` does it and returns the exit status."""
+    """One ``contextgrid`` subcommand: ``configure`` adds its arguments, ``run`` does it and returns the exit status.
+
+    One that ``reads_files`` gets the limit options (:func:`add_limit_options`) and reads within :func:`limits`.
+    """
 
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    reads_files: bool = False
 
 
 COMMANDS: dict[str, Subcommand] = {}
@@ -31,3 +43,35 @@ def register_command(command: Subcommand) -> Subcommand:
         raise NameTakenError(f"a subcommand named {command.name!r} is already registered")
     COMMANDS[command.name] = command
     return command
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except InvalidParameterError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """``--max-bytes`` and ``--max-line-bytes``, the limits every command that reads files reads them within."""
+    group = parser.add_argument_group("limits", "every input file is refused as soon as it passes one of these")
+    group.add_argument(
+        "--max-bytes",
+        type=_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="SIZE",
+        help=f"the most one file may hold, decompressed: bytes, or with KiB, MiB, GiB (default: "
+        f"{size_text(DEFAULT_MAX_BYTES).replace(' ', '')})",
+    )
+    group.add_argument(
+        "--max-line-bytes",
+        type=_size,
+        metavar="SIZE",
+        help=f"the longest line of a file read as lines (default: {size_text(DEFAULT_MAX_LINE_BYTES).replace(' ', '')}"
+        f", {size_text(DOCUMENT_MAX_LINE_BYTES).replace(' ', '')} for documents and chunks)",
+    )
+
+
+def limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords that read a file (``read_run(path, **limits(args))``) or a workspace within ``args``' limits."""
+    return {"max_bytes": args.max_bytes, "max_line_bytes": args.max_line_bytes}

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.metrics.base import METRICS
 from contextgrid.workspace.manifest import load_workspace
 
@@ -54,7 +54,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     from contextgrid.analysis.questions import shared_scores
     from contextgrid.significance import compare_configurations
 
-    workspace = load_workspace(args.workspace)
+    workspace = load_workspace(args.workspace, **limits(args))
     metric, k = args.metric
     baseline = workspace.names[0] if args.baseline is None else args.baseline
     workspace.config(baseline)  # an unknown name fails here, with the names there are
@@ -77,4 +77,5 @@ COMMAND = Subcommand(
     "is the winner real? every configuration against a baseline, with paired tests and intervals",
     _configure_compare,
     _run_compare,
+    reads_files=True,
 )

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.core.checks import check_k
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def _run_diagnose(args: argparse.Namespace) -> int:
     from contextgrid.workspace.causes import failure_causes
     from contextgrid.workspace.manifest import load_workspace
 
-    workspace = load_workspace(args.workspace)
+    workspace = load_workspace(args.workspace, **limits(args))
     configs = None if args.config is None else [args.config]
     frame = failure_causes(workspace, k=args.k, configs=configs)
     columns = [str(column) for column in frame.columns]
@@ -153,4 +153,5 @@ COMMAND = Subcommand(
     "why each question fails: its cause (hit, split, ranked_low, not_retrieved ...) and the signals behind it",
     _configure_diagnose,
     _run_diagnose,
+    reads_files=True,
 )

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.cli.progress import FileProgress, file_size
 from contextgrid.cli.tables import FORMATS, ScoreTable
 from contextgrid.core.checks import check_ks
@@ -164,11 +164,11 @@ def _read_files(args: argparse.Namespace) -> tuple[Qrels, dict[str, _Run]]:
     paths = [Path(name) for name in args.files]
     with FileProgress([file_size(path) for path in paths]) as progress:
         with progress.step(qrels_name, file_size(paths[0])):
-            qrels = read_qrels(paths[0], format=args.qrels_format)
+            qrels = read_qrels(paths[0], format=args.qrels_format, **limits(args))
         runs: dict[str, _Run] = {}
         for name, path in zip(run_names, paths[1:], strict=True):
             with progress.step(name, file_size(path)):
-                runs[name] = read_run(path, format=args.run_format)
+                runs[name] = read_run(path, format=args.run_format, **limits(args))
     return qrels, runs
 
 
@@ -193,7 +193,7 @@ def _workspace(args: argparse.Namespace) -> Workspace:
             "--qrels-format and --run-format apply to files given on the command line; a workspace's files are "
             "read by their suffix"
         )
-    workspace = load_workspace(args.workspace)
+    workspace = load_workspace(args.workspace, **limits(args))
     _load_all(workspace)
     return workspace
 
@@ -340,4 +340,5 @@ COMMAND = Subcommand(
     "score runs against qrels: one column per run (or per configuration of a workspace)",
     _configure_evaluate,
     _run_evaluate,
+    reads_files=True,
 )

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.adapters import chunks_from_haystack, chunks_from_langchain, chunks_from_llamaindex
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.core.errors import InputFileError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk
@@ -49,7 +49,7 @@ def _dump(path: Path) -> Sequence[Mapping[str, object]]:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    texts = read_documents(args.documents)
+    texts = read_documents(args.documents, **limits(args))
     log = WarningLog()
     chunks = ADAPTERS[args.framework](_dump(args.dump), texts, warnings=log)
     for entry in log:
@@ -66,4 +66,5 @@ COMMAND = Subcommand(
     "a LangChain, LlamaIndex or Haystack chunk dump as a workspace's chunks file, its offsets checked",
     _configure_import,
     _run_import,
+    reads_files=True,
 )

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from contextgrid import __version__
 from contextgrid.cli import answers, app, compare, diagnose, evaluate, import_chunks, report, sweep
-from contextgrid.cli.commands import COMMANDS, register_command
+from contextgrid.cli.commands import COMMANDS, add_limit_options, register_command
 from contextgrid.core.errors import ContextGridError
 
 __all__ = [
@@ -53,7 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"contextgrid {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS.values():
-        command.configure(subparsers.add_parser(command.name, help=command.help, description=command.help))
+        subparser = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(subparser)
+        if command.reads_files:
+            add_limit_options(subparser)
     return parser
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import OutputExistsError
 from contextgrid.render.report import build_report
@@ -37,7 +37,7 @@ def _run_report(args: argparse.Namespace) -> int:
     output: Path = args.output
     if output.exists() and not args.force:
         raise OutputExistsError(f"{output} exists; pass --force to replace it")
-    page = build_report(load_workspace(args.workspace), args.config, k=args.k)
+    page = build_report(load_workspace(args.workspace, **limits(args)), args.config, k=args.k)
     output.write_text(page, encoding="utf-8")
     print(f"wrote {output} ({len(page.encode()):,} bytes)", file=sys.stdout)
     return 0
@@ -48,4 +48,5 @@ COMMAND = Subcommand(
     "write a one-file HTML report of one configuration",
     _configure_report,
     _run_report,
+    reads_files=True,
 )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import cast
 
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
 from contextgrid.index.embeddings import Embedder, FitsOnCorpus
@@ -89,8 +89,8 @@ def _run_sweep(args: argparse.Namespace) -> int:
     from contextgrid.workspace.sweep import sweep, sweep_grid
 
     embedder = None if args.embedder is None else load_embedder(args.embedder)
-    documents = read_documents(args.documents)
-    items = read_questions(args.questions)
+    documents = read_documents(args.documents, **limits(args))
+    items = read_questions(args.questions, **limits(args))
     grid = sweep_grid(
         chunkers=args.chunkers, sizes=args.sizes, overlaps=args.overlaps, retrievers=args.retrievers, depths=args.depth
     )
@@ -118,4 +118,5 @@ COMMAND = Subcommand(
     "chunk, resolve gold evidence, retrieve and write a workspace for a grid of configurations",
     _configure_sweep,
     _run_sweep,
+    reads_files=True,
 )

@@ -17,18 +17,22 @@ import os
 
 from contextgrid.data.provenance import SourceLine
 from contextgrid.data.records import Answer, AnswerRecord
-from contextgrid.io.files import Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_answers"]
 
 
-def read_answers(path: str | os.PathLike[str]) -> tuple[AnswerRecord, ...]:
+def read_answers(
+    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_line_bytes: int | None = None
+) -> tuple[AnswerRecord, ...]:
     """Read answers from JSON Lines ``{"question_id", "answer", "citations", "context_chunk_ids"}``.
 
     A malformed line, a citation that is not a passage number (1 or more),
     or a question answered twice is refused with an
-    :class:`~contextgrid.core.errors.InputFileError`.
+    :class:`~contextgrid.core.errors.InputFileError`, as is a file that holds
+    more than ``max_bytes`` (1 GiB) or a line longer than ``max_line_bytes``
+    (1 MiB).
 
     Examples
     --------
@@ -43,7 +47,9 @@ def read_answers(path: str | os.PathLike[str]) -> tuple[AnswerRecord, ...]:
     >>> read_answers(path)[0].source.line
     1
     """
-    source = Source(path)
+    source = Source(
+        path, max_bytes=max_bytes, max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    )
     records: dict[str, AnswerRecord] = {}
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'
     for number, line, value in json_objects(source, expected):

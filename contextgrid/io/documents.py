@@ -20,7 +20,7 @@ from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import InputFileError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, Span
-from contextgrid.io.files import Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DOCUMENT_MAX_LINE_BYTES, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_chunks", "read_documents"]
@@ -29,13 +29,14 @@ DOCUMENT_SUFFIXES = (".txt", ".md")
 _BLANKS = re.compile(r"\s+")
 
 
-def _folder_documents(folder: Path, shown: str) -> dict[str, str]:
+def _folder_documents(folder: Path, shown: str, max_bytes: int) -> dict[str, str]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES)
     if not files:
         raise InputFileError(shown, None, None, f"expected a folder holding {' or '.join(DOCUMENT_SUFFIXES)} files")
     documents: dict[str, str] = {}
     for path in files:
-        source = Source(path)
+        # A text file is one document, not lines: only its size is limited.
+        source = Source(path, max_bytes=max_bytes)
         source.require_content("a document's text")
         source.check_utf8()
         documents[path.relative_to(folder).as_posix()] = source.data.decode("utf-8")
@@ -49,11 +50,16 @@ def _text_field(source: Source, number: int, line: str, value: dict[str, Any], k
     return text
 
 
-def read_documents(path: str | os.PathLike[str]) -> dict[str, str]:
+def read_documents(
+    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_line_bytes: int | None = None
+) -> dict[str, str]:
     """Read documents: a folder of ``.txt``/``.md`` files, or a JSON Lines file of ``{"doc_id", "text"}``.
 
     Returns ``{doc_id: text}``. An empty document, undecodable bytes or a
-    ``doc_id`` given twice is refused with an :class:`~contextgrid.core.errors.InputFileError`.
+    ``doc_id`` given twice is refused with an :class:`~contextgrid.core.errors.InputFileError`,
+    and so is a file that holds more than ``max_bytes`` (1 GiB; each file of
+    a folder) or, in JSON Lines, a line longer than ``max_line_bytes``
+    (64 MiB: a line is a whole document).
 
     Examples
     --------
@@ -66,8 +72,10 @@ def read_documents(path: str | os.PathLike[str]) -> dict[str, str]:
     {'refund.md': 'Refunds within 30 days.'}
     """
     if Path(path).is_dir():
-        return _folder_documents(Path(path), str(path))
-    source = Source(path)
+        return _folder_documents(Path(path), str(path), max_bytes)
+    source = Source(
+        path, max_bytes=max_bytes, max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    )
     documents: dict[str, str] = {}
     for number, line, value in json_objects(source, 'a JSON object {"doc_id", "text"} per line'):
         doc_id = _text_field(source, number, line, value, "doc_id")
@@ -92,6 +100,8 @@ def read_chunks(
     *,
     documents: dict[str, str] | None = None,
     warnings: WarningLog | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
 ) -> tuple[Chunk, ...]:
     """Read chunks from JSON Lines ``{"id", "doc_id", "start", "end", "text"}`` (``text`` optional).
 
@@ -101,7 +111,7 @@ def read_chunks(
     disagrees with the document at its offsets is not refused (parsers
     rewrite text) but reported: a CAUTION in ``warnings`` when given, else a
     :class:`UserWarning`. Text that differs only in whitespace is accepted
-    silently.
+    silently. The limits are :func:`read_documents`'.
 
     Examples
     --------
@@ -113,7 +123,9 @@ def read_chunks(
     >>> read_chunks(path, documents={"a.md": "Refunds within 30 days."})
     (Chunk(id='c1', span=Span(doc_id='a.md', start=0, end=7), text='Refunds'),)
     """
-    source = Source(path)
+    source = Source(
+        path, max_bytes=max_bytes, max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    )
     chunks: dict[str, Chunk] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "doc_id", "start", "end"} per line'):
         chunk_id = _text_field(source, number, line, value, "id")

@@ -1,6 +1,11 @@
-"""Opening input files (``.gz`` by suffix), finding the line a bad row came from, and writing outputs safely.
+"""Opening input files (``.gz`` by suffix), within limits on their size and their lines, finding the line a bad
+row came from, and writing outputs safely.
 
-Input files are only ever opened for reading. Outputs are written to a
+Input files are only ever opened for reading, and read in blocks: a file is
+refused as soon as what it decompresses to passes ``max_bytes``, or a line
+passes ``max_line_bytes``, so that a small gzip file that expands to gigabytes
+(a "gzip bomb") or a file of one enormous line costs a few megabytes and a
+fraction of a second, not the memory of the machine. Outputs are written to a
 temporary file next to the target and renamed into place, so a failed write
 never leaves half a file behind.
 """
@@ -9,16 +14,82 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import tempfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, cast
 
-from contextgrid.core.errors import InputFileError, OutputExistsError
+from contextgrid.core.checks import check_int
+from contextgrid.core.errors import InputFileError, InvalidParameterError, OutputExistsError
 
-__all__ = ["Source", "atomic_output", "is_gzip"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "DOCUMENT_MAX_LINE_BYTES",
+    "Source",
+    "atomic_output",
+    "is_gzip",
+    "parse_size",
+    "size_text",
+]
+
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+
+DEFAULT_MAX_BYTES = GIB
+"""The most a file may hold, decompressed, by default: 1 GiB.
+
+Far above a real run or qrels file (a 1,000-deep run of MS MARCO's 6,980 dev
+questions is about 300 MB), yet a bound on what one file makes a reader hold:
+reading a run takes a few times its size in memory.
+"""
+
+DEFAULT_MAX_LINE_BYTES = MIB
+"""The longest line by default, in bytes: 1 MiB, a thousand times a long TREC or JSON Lines line of a run."""
+
+DOCUMENT_MAX_LINE_BYTES = 64 * MIB
+"""The longest line of a documents or chunks JSON Lines file by default: 64 MiB, a whole book as one document."""
+
+_BLOCK = 16 * MIB
+"""How much is read (decompressed) at a time: large enough to read at full speed, small enough to refuse early."""
+
+_UNITS = {"": 1, "k": KIB, "kib": KIB, "m": MIB, "mib": MIB, "g": GIB, "gib": GIB}
+_SIZE = re.compile(r"\s*([0-9]+)\s*([a-z]*)\s*", re.IGNORECASE)
+
+
+def size_text(size: int) -> str:
+    """``size`` bytes as a person reads it, in the largest binary unit it reaches (a limit, a whole number of
+    units, is shown exactly).
+
+    Examples
+    --------
+    >>> size_text(1 << 30), size_text(3 << 20), size_text(1500), size_text(1000)
+    ('1 GiB', '3 MiB', '1.5 KiB', '1000 bytes')
+    """
+    for unit, name in ((GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")):
+        if size >= unit:
+            return f"{size // unit} {name}" if size % unit == 0 else f"{size / unit:.1f} {name}"
+    return f"{size} bytes"
+
+
+def parse_size(text: str) -> int:
+    """A size written as bytes, or with a binary unit: ``4096``, ``64KiB``, ``512M``, ``2GiB`` (any case).
+
+    Examples
+    --------
+    >>> parse_size("2GiB"), parse_size("512m"), parse_size("100")
+    (2147483648, 536870912, 100)
+    """
+    match = _SIZE.fullmatch(text)
+    unit = None if match is None else _UNITS.get(match.group(2).lower())
+    if match is None or unit is None or int(match.group(1)) < 1:
+        raise InvalidParameterError(
+            f"expected a size of 1 or more: bytes, or a number with KiB, MiB or GiB (such as 2GiB), got {text!r}"
+        )
+    return int(match.group(1)) * unit
 
 
 def is_gzip(path: Path) -> bool:
@@ -26,32 +97,119 @@ def is_gzip(path: Path) -> bool:
     return path.suffix.lower() == ".gz"
 
 
-class Source:
-    """One input file: its bytes (decompressed), and where its lines are for error messages."""
+def _raise_hint(keyword: str, flag: str) -> str:
+    return f"to read it, raise the limit with {keyword}= (on the command line, {flag})"
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+
+def _long_line(block: bytes, start: int, length: int, limit: int) -> tuple[int | None, int]:
+    """Where in ``block`` a line longer than ``limit`` bytes starts (``None`` if none), and how long the line
+    ``block`` ends in is; ``length`` bytes of the line at ``start`` (0, or a line the last block ended in) came
+    before.
+
+    Each step looks for the last line end within ``limit`` bytes of a line's start: lines before it are short
+    enough, and the next starts after it. So a block of short lines costs a step per ``limit`` bytes, not a
+    step per line.
+    """
+    while True:
+        window = start + limit - length + 1  # the line end must lie before this
+        end = block.rfind(b"\n", start, window)
+        if end == -1:
+            if window <= len(block):
+                return start - length, 0
+            return None, length + len(block) - start
+        start, length = end + 1, 0
+
+
+class Source:
+    """One input file: its bytes (decompressed), read within limits, and where its lines are for error messages.
+
+    ``max_bytes`` bounds what the file holds once decompressed (a plain file's
+    size is checked before it is opened); ``max_line_bytes``, when given,
+    bounds each line, for readers that read lines. Either limit passed raises
+    an :class:`~contextgrid.core.errors.InputFileError` naming the file, the
+    limit and how to raise it, as soon as it is passed.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_line_bytes: int | None = None,
+    ) -> None:
         self.path = Path(path)
         self.shown = str(path)
+        self.max_bytes = check_int(max_bytes, function="Source", parameter="max_bytes", minimum=1)
+        self.max_line_bytes = (
+            None
+            if max_line_bytes is None
+            else check_int(max_line_bytes, function="Source", parameter="max_line_bytes", minimum=1)
+        )
         if not self.path.is_file():
             raise InputFileError(self.shown, None, None, "expected a file to read, but there is no such file")
         self.compressed = is_gzip(self.path)
+        if not self.compressed and (size := self.path.stat().st_size) > self.max_bytes:
+            raise self._too_large(f"got {size_text(size)}")
+
+    def _too_large(self, got: str) -> InputFileError:
+        decompressed = " once decompressed" if self.compressed else ""
+        return self.error(
+            None,
+            None,
+            f"expected at most {size_text(self.max_bytes)}{decompressed} (the limit max_bytes={self.max_bytes}), "
+            f"{got}; {_raise_hint('max_bytes', '--max-bytes')}",
+        )
+
+    def _too_long(self, offset: int, limit: int) -> InputFileError:
+        """The error for a line longer than ``limit``, starting ``offset`` bytes into the content (its number found
+        by counting line ends again up to it: only a refused file pays for that)."""
+        line = 1
+        with self._open() as handle:
+            while offset > 0 and (block := handle.read(min(_BLOCK, offset))):
+                line += block.count(b"\n")
+                offset -= len(block)
+        return self.error(
+            line,
+            None,
+            f"expected lines of at most {size_text(limit)} (the limit max_line_bytes={limit}), got a longer one; "
+            f"{_raise_hint('max_line_bytes', '--max-line-bytes')}",
+        )
+
+    def _blocks(self) -> Iterator[bytes]:
+        """The decompressed content, block by block, refused as soon as it passes a limit."""
+        read = 0
+        line = 0  # the length of the line the blocks so far end in
+        try:
+            with self._open() as handle:
+                # One byte more than the limit allows: reading it is what shows that the file is too large.
+                while block := handle.read(min(_BLOCK, self.max_bytes - read + 1)):
+                    if read + len(block) > self.max_bytes:
+                        raise self._too_large("got more")
+                    if self.max_line_bytes is not None:
+                        start, line = _long_line(block, 0, line, self.max_line_bytes)
+                        if start is not None:
+                            raise self._too_long(read + start, self.max_line_bytes)
+                    read += len(block)
+                    yield block
+        except (OSError, EOFError, zlib.error) as error:
+            if not self.compressed:
+                raise
+            raise InputFileError(self.shown, None, None, f"expected gzip-compressed data ({error})") from None
 
     @cached_property
     def data(self) -> bytes:
         """The file's whole content, decompressed."""
-        if not self.compressed:
-            return self.path.read_bytes()
-        try:
-            with gzip.open(self.path, "rb") as handle:
-                return handle.read()
-        except (OSError, EOFError) as error:
-            raise InputFileError(self.shown, None, None, f"expected gzip-compressed data ({error})") from None
+        return b"".join(self._blocks())
 
     def stream(self) -> Any:
-        """A pyarrow input stream of the decompressed content."""
+        """A pyarrow input stream of the decompressed content.
+
+        pyarrow reads a plain file itself when no line limit applies (its size is already checked); else from
+        :attr:`data`, which the limits have checked.
+        """
         import pyarrow as pa
 
-        if self.compressed:
+        if self.compressed or self.max_line_bytes is not None:
             return pa.BufferReader(self.data)
         return pa.input_stream(str(self.path))
 
@@ -65,21 +223,18 @@ class Source:
         """The first ``size`` bytes of the decompressed content."""
         if "data" in self.__dict__:
             return self.data[:size]
-        try:
-            with self._open() as handle:
-                return handle.read(size)
-        except (OSError, EOFError) as error:
-            raise InputFileError(self.shown, None, None, f"expected gzip-compressed data ({error})") from None
+        taken = bytearray()
+        for block in self._blocks():
+            taken += block[: size - len(taken)]
+            if len(taken) >= size:
+                break
+        return bytes(taken)
 
     def require_content(self, expected: str) -> None:
         """Refuse a file with nothing but whitespace in it, reading no further than its first non-blank byte."""
-        try:
-            with self._open() as handle:
-                while block := handle.read(1 << 16):
-                    if block.strip():
-                        return
-        except (OSError, EOFError) as error:
-            raise InputFileError(self.shown, None, None, f"expected gzip-compressed data ({error})") from None
+        for block in self._blocks():
+            if block.strip():
+                return
         raise self.error(None, None, f"expected {expected}, got an empty file")
 
     def lines(self) -> Iterator[tuple[int, bytes]]:

@@ -18,7 +18,7 @@ from contextgrid.core.registry import Registry
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io.files import Source, is_gzip
 
-__all__ = ["FORMATS", "SUFFIXES", "FileFormat", "format_for", "located"]
+__all__ = ["FORMATS", "LINE_FORMATS", "SUFFIXES", "FileFormat", "format_for", "located"]
 
 
 class FileFormat(Protocol):
@@ -49,6 +49,11 @@ SUFFIXES: dict[str, str] = {
     ".tsv": "tsv",
     ".parquet": "parquet",
 }
+
+
+LINE_FORMATS: set[str] = {"trec", "jsonl", "csv", "tsv"}
+"""The formats read as lines, whose lines ``max_line_bytes`` limits. A JSON value (often written on one line) and
+a Parquet file (binary) are limited in size only; a registered format read as lines adds its name here."""
 
 
 def format_for(path: str | os.PathLike[str], format: str | None) -> FileFormat:

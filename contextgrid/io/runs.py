@@ -9,13 +9,28 @@ from typing import Any
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io.files import Source, atomic_output
-from contextgrid.io.formats import format_for
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, Source, atomic_output
+from contextgrid.io.formats import LINE_FORMATS, FileFormat, format_for
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
 
-def read_run(path: str | os.PathLike[str], *, format: str | None = None) -> RunTable:
+def _source(path: str | os.PathLike[str], reader: FileFormat, max_bytes: int, max_line_bytes: int | None) -> Source:
+    lines = reader.name in LINE_FORMATS
+    return Source(
+        path,
+        max_bytes=max_bytes,
+        max_line_bytes=(DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes) if lines else None,
+    )
+
+
+def read_run(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+) -> RunTable:
     """Read a run file into a :class:`~contextgrid.data.tables.RunTable`.
 
     Parameters
@@ -25,6 +40,13 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None) -> RunT
     format : str, optional
         ``"trec"``, ``"json"``, ``"jsonl"``, ``"csv"``, ``"tsv"`` or
         ``"parquet"``; by default, from the suffix of ``path``.
+    max_bytes : int, default 1 GiB
+        The most the file may hold, decompressed
+        (:data:`~contextgrid.io.files.DEFAULT_MAX_BYTES`).
+    max_line_bytes : int, optional
+        The longest line of a format read as lines (TREC, JSON Lines, CSV,
+        TSV); by default :data:`~contextgrid.io.files.DEFAULT_MAX_LINE_BYTES`,
+        1 MiB.
 
     Returns
     -------
@@ -37,7 +59,9 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None) -> RunT
     ------
     InputFileError
         The file is malformed; the message names the file, the line (or row)
-        and the offending text. Nothing is half loaded.
+        and the offending text. Nothing is half loaded. Also a file larger
+        than ``max_bytes`` or with a line longer than ``max_line_bytes``,
+        refused as soon as the limit is passed.
 
     Examples
     --------
@@ -49,13 +73,20 @@ def read_run(path: str | os.PathLike[str], *, format: str | None = None) -> RunT
     >>> read_run(path)["q1"]
     ('c2', 'c1')
     """
-    return format_for(path, format).read_run(Source(path))
+    reader = format_for(path, format)
+    return reader.read_run(_source(path, reader, max_bytes, max_line_bytes))
 
 
-def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> QrelsTable:
+def read_qrels(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+) -> QrelsTable:
     """Read a qrels file into a :class:`~contextgrid.data.tables.QrelsTable`.
 
-    Takes the same ``format`` names as :func:`read_run` and raises
+    Takes the same ``format`` names and limits as :func:`read_run` and raises
     :class:`~contextgrid.core.errors.InputFileError` the same way.
 
     Examples
@@ -68,7 +99,8 @@ def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qr
     >>> dict(read_qrels(path)["q1"])
     {'c1': 2, 'c7': 0}
     """
-    return format_for(path, format).read_qrels(Source(path))
+    reader = format_for(path, format)
+    return reader.read_qrels(_source(path, reader, max_bytes, max_line_bytes))
 
 
 def write_run(

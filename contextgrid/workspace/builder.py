@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import ContextGridError, InputFileError, NameTakenError
+from contextgrid.io.files import DEFAULT_MAX_BYTES
 from contextgrid.workspace.configuration import Configuration
 from contextgrid.workspace.model import Workspace
 
@@ -48,6 +49,8 @@ def workspace_from_files(
     chunks: PathLike | None = None,
     questions: PathLike | None = None,
     answers: Mapping[str, PathLike] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
 ) -> Workspace:
     """A workspace of one configuration per run file, all scored against ``qrels``.
 
@@ -73,6 +76,9 @@ def workspace_from_files(
         The questions, shared.
     answers : mapping of str to path, optional
         Generated answers by configuration name.
+    max_bytes, max_line_bytes : int, optional
+        The limits the files are read within (:class:`~contextgrid.workspace.model.Workspace`);
+        the dashboard passes its server's for uploads.
 
     Returns
     -------
@@ -147,4 +153,12 @@ def workspace_from_files(
         path for path in (questions_path, documents_path) if path is not None
     ]
     root = Path(os.path.commonpath([path.resolve().parent for path in files]))
-    return Workspace(name, root, configs, questions_path=questions_path, documents_path=documents_path)
+    return Workspace(
+        name,
+        root,
+        configs,
+        questions_path=questions_path,
+        documents_path=documents_path,
+        max_bytes=max_bytes,
+        max_line_bytes=max_line_bytes,
+    )

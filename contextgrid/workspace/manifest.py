@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import InputFileError
+from contextgrid.io.files import DEFAULT_MAX_BYTES
 from contextgrid.workspace.access import is_within
 from contextgrid.workspace.configuration import Configuration, is_param_value
 from contextgrid.workspace.model import MANIFEST, Workspace
@@ -195,7 +196,13 @@ def manifest_text(
     return "\n".join(lines) + "\n"
 
 
-def load_workspace(path: str | Path, *, within: Sequence[str | Path] | None = None) -> Workspace:
+def load_workspace(
+    path: str | Path,
+    *,
+    within: Sequence[str | Path] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+) -> Workspace:
     """Read the workspace in folder ``path`` (or from its ``contextgrid.toml`` itself).
 
     The manifest is checked in full, and every file it names must exist; the
@@ -211,6 +218,9 @@ def load_workspace(path: str | Path, *, within: Sequence[str | Path] | None = No
         followed) inside the workspace folder or one of these folders. The
         dashboard passes its allowed folders; by default a manifest may name
         any file, as on the command line.
+    max_bytes, max_line_bytes : int, optional
+        The limits its files are read within (:class:`~contextgrid.workspace.model.Workspace`):
+        1 GiB per file, decompressed, and each reader's line limit by default.
 
     Raises
     ------
@@ -270,4 +280,12 @@ def load_workspace(path: str | Path, *, within: Sequence[str | Path] | None = No
                 f"configuration name {config.name!r} is used twice; each configuration needs its own name",
             )
         configs.append(config)
-    return Workspace(name, root, tuple(configs), questions_path=questions, documents_path=documents)
+    return Workspace(
+        name,
+        root,
+        tuple(configs),
+        questions_path=questions,
+        documents_path=documents,
+        max_bytes=max_bytes,
+        max_line_bytes=max_line_bytes,
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from contextgrid.core.checks import check_distinct, check_k, check_ks
+from contextgrid.core.checks import check_distinct, check_int, check_k, check_ks
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, UnknownConfigurationError
 from contextgrid.core.log import LogEntry, WarningLog
 from contextgrid.data.records import AnswerRecord, Chunk, EvalItem
@@ -31,6 +31,7 @@ from contextgrid.engine.scoring import (
     resolve_metrics,
     score_questions,
 )
+from contextgrid.io.files import DEFAULT_MAX_BYTES
 from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
 from contextgrid.workspace.configuration import Configuration, parameters_frame
 from contextgrid.workspace.results import WorkspaceResults
@@ -56,7 +57,12 @@ class Workspace:
     """A folder of configurations to compare; make one with :func:`load_workspace`.
 
     The files a workspace names load on first use and are kept, so asking
-    twice reads once. Everything it returns is read-only.
+    twice reads once. Everything it returns is read-only. Each is read within
+    ``max_bytes`` (what one file may hold, decompressed) and ``max_line_bytes``
+    (the longest line; ``None``: each reader's default), as
+    :func:`~contextgrid.io.read_run` reads; a file past either is that file's
+    :class:`~contextgrid.core.errors.InputFileError`, so :meth:`readable`
+    leaves its configuration out.
     """
 
     name: str
@@ -64,6 +70,8 @@ class Workspace:
     configs: tuple[Configuration, ...]
     questions_path: Path | None = None
     documents_path: Path | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_line_bytes: int | None = None
     _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
     # One lock per cache key, so that different files load at once while each is read only once. Re-entrant:
     # a loader may load what it is built from (the resolved questions need the documents).
@@ -76,6 +84,9 @@ class Workspace:
         if not names:
             raise ContextGridError(f"Workspace({self.name!r}): a workspace needs at least one configuration")
         check_distinct(names, function=f"Workspace({self.name!r})", what="configuration names", given="configs")
+        check_int(self.max_bytes, function="Workspace", parameter="max_bytes", minimum=1)
+        if self.max_line_bytes is not None:
+            check_int(self.max_line_bytes, function="Workspace", parameter="max_line_bytes", minimum=1)
 
     def _load(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
         """``build()``, once per ``key``; callers asking for a key being built wait for it."""
@@ -107,6 +118,11 @@ class Workspace:
             return list(pool.map(work, self.configs))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+    @property
+    def _limits(self) -> dict[str, Any]:
+        """The keywords that read every file of this workspace within its limits."""
+        return {"max_bytes": self.max_bytes, "max_line_bytes": self.max_line_bytes}
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -177,6 +193,8 @@ class Workspace:
             tuple(config for config in self.configs if config.name not in failed),
             questions_path=self.questions_path,
             documents_path=self.documents_path,
+            max_bytes=self.max_bytes,
+            max_line_bytes=self.max_line_bytes,
         )
         for shared in ("_cache", "_locks", "_lock"):
             object.__setattr__(part, shared, getattr(self, shared))
@@ -221,14 +239,14 @@ class Workspace:
         from contextgrid.io import read_run
 
         path = self.config(name).run
-        return self._load(("run", path), lambda: read_run(path))
+        return self._load(("run", path), lambda: read_run(path, **self._limits))
 
     def qrels(self, name: str) -> QrelsTable:
         """The qrels configuration ``name`` is scored against (its own, else the shared ones)."""
         from contextgrid.io import read_qrels
 
         path = self.config(name).qrels
-        return self._load(("qrels", path), lambda: read_qrels(path))
+        return self._load(("qrels", path), lambda: read_qrels(path, **self._limits))
 
     def chunks(self, name: str) -> tuple[Chunk, ...]:
         """The chunks of configuration ``name``; an error if the manifest names none."""
@@ -239,7 +257,7 @@ class Workspace:
 
         def load() -> tuple[Chunk, ...]:
             documents = dict(self.documents) if self.documents_path is not None else None
-            return read_chunks(path, documents=documents)
+            return read_chunks(path, documents=documents, **self._limits)
 
         return self._load(("chunks", path), load)
 
@@ -250,7 +268,7 @@ class Workspace:
             raise MissingWorkspaceInputError(f"configuration {name!r} of workspace {self.name!r} names no answers file")
         from contextgrid.io import read_answers
 
-        return self._load(("answers", path), lambda: read_answers(path))
+        return self._load(("answers", path), lambda: read_answers(path, **self._limits))
 
     @property
     def documents(self) -> Mapping[str, str]:
@@ -260,7 +278,7 @@ class Workspace:
             raise MissingWorkspaceInputError(_not_named(self.name, "documents"))
         from contextgrid.io import read_documents
 
-        return self._load(("documents", path), lambda: MappingProxyType(read_documents(path)))
+        return self._load(("documents", path), lambda: MappingProxyType(read_documents(path, **self._limits)))
 
     @property
     def questions(self) -> tuple[EvalItem, ...]:
@@ -270,7 +288,7 @@ class Workspace:
             raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
         from contextgrid.io import read_questions
 
-        return self._load(("questions", path), lambda: read_questions(path))
+        return self._load(("questions", path), lambda: read_questions(path, **self._limits))
 
     @property
     def resolved(self) -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:

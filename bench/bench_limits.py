@@ -1,0 +1,169 @@
+"""Benchmark what refusing a hostile file costs, and what the limits cost a valid one.
+
+Run from the repository root::
+
+    python bench/bench_limits.py                          # every case
+    python bench/bench_limits.py --before /tmp/old-checkout  # and the valid run read by older code, for the ratio
+
+The files are generated in a temporary folder (deleted afterwards): gzip bombs
+that expand to 1, 2 and 4 GiB of zero bytes (a few MB on disk, compressed as
+they are written) and one of 4 GiB of short lines, a plain file whose one line is 500 MB, and a valid run of
+200 MB (distinct lines, 100 deep). Each case is read by ``read_run`` in a
+child process of its own, which reports the seconds the read took and its own
+peak resident memory; the 2 GiB bomb is also given to ``contextgrid
+evaluate``. A bomb or the single line is a PASS when refused in under 5 s with
+a peak under 1 GiB. The valid run must be read; with ``--before`` (a checkout
+of the code before the limits), it is read by both, best of ``--repeat``, and
+the ratio printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+GIB, MIB = 1 << 30, 1 << 20
+SECONDS, PEAK = 5.0, GIB
+
+# One case in a child: ``read_run(PATH)``, or ``contextgrid evaluate QRELS PATH``. It reports the seconds the
+# case took, how it ended and its own peak resident memory: VmHWM, which starts afresh with the program (where
+# ru_maxrss keeps the forking parent's high-water mark, the generated files' memory included).
+CHILD = """
+import json, sys, time
+import contextgrid as cg
+from contextgrid.io import read_run
+from contextgrid.cli.main import main
+import pyarrow.csv
+
+started = time.perf_counter()
+path = sys.argv[-1]
+if len(sys.argv) == 3:
+    status = main(["evaluate", sys.argv[1], path])
+    outcome = f"exit {status}"
+else:
+    try:
+        outcome = f"read {len(read_run(path).table)} rows"
+    except cg.ContextGridError as error:
+        outcome = "refused: " + str(error).removeprefix(path).lstrip(",: ")
+seconds = time.perf_counter() - started
+status = open("/proc/self/status").read()
+peak = int(status.split("VmHWM:")[1].split()[0]) * 1024
+print(json.dumps({"seconds": seconds, "peak": peak, "outcome": outcome}))
+"""
+
+
+def bomb(path: Path, size: int, line: bytes = b"") -> Path:
+    """A gzip file of ``size`` zero bytes (or of ``line`` repeated), compressed block by block (never held whole)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = line * (16 * MIB // len(line)) if line else bytes(16 * MIB)
+    with path.open("wb") as out:
+        for _ in range(size // len(block)):
+            out.write(compressor.compress(block))
+        out.write(compressor.flush())
+    return path
+
+
+def single_line(path: Path, size: int) -> Path:
+    """A plain TREC file whose one line is ``size`` bytes: six fields, the last one enormous."""
+    with path.open("wb") as out:
+        out.write(b"q1 Q0 c1 1 0.5 ")
+        block = b"x" * (16 * MIB)
+        for _ in range(size // len(block)):
+            out.write(block)
+        out.write(b"\n")
+    return path
+
+
+def valid_run(path: Path, size: int) -> Path:
+    """A run of distinct lines, 100 per question, of about ``size`` bytes."""
+    lines = size // 37
+    rng = np.random.default_rng(0)
+    questions = np.char.add("q", (np.arange(lines) // 100).astype(str))
+    docs = np.char.add("doc", rng.permutation(lines).astype(str))
+    ranks = (np.arange(lines) % 100 + 1).astype(str)
+    scores = np.round(rng.random(lines) * 100, 4).astype(str)
+    with path.open("w") as out:
+        step = 1_000_000
+        for start in range(0, lines, step):
+            part = slice(start, start + step)
+            fields = zip(questions[part], docs[part], ranks[part], scores[part], strict=True)
+            out.write("".join(f"{q} Q0 {d} {r} {s} bench\n" for q, d, r, s in fields))
+    return path
+
+
+def measure(path: Path, code: Path, *, qrels: Path | None = None) -> dict[str, object]:
+    """``read_run(path)`` (or, given ``qrels``, ``contextgrid evaluate``) in a child importing ``code``."""
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *([] if qrels is None else [str(qrels)]), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(code)},
+    )
+    result: dict[str, object] = json.loads(done.stdout)
+    if qrels is not None:  # what the command said, without the path it names
+        said = (done.stderr.strip().splitlines() or [""])[-1].removeprefix("contextgrid: error: ")
+        result["outcome"] = f"{result['outcome']}: {said.removeprefix(str(path)).lstrip(',: ')}"
+    return result
+
+
+def row(name: str, result: dict[str, object], *, refused: bool) -> None:
+    seconds, peak = float(str(result["seconds"])), int(str(result["peak"]))
+    outcome = str(result["outcome"])
+    met = seconds < SECONDS and peak < PEAK and outcome.startswith(("refused", "exit 2"))
+    verdict = ("PASS" if met else "MISS") if refused else ""
+    print(f"{name:<26} {seconds:7.2f} s {peak / MIB:8.0f} MiB  {verdict:4}  {outcome[:100]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", type=Path, help="a checkout of the code before the limits, for the ratio")
+    parser.add_argument("--repeat", type=int, default=3, help="reads of the valid run, the best kept (default: 3)")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="bench-limits-"))
+    try:
+        started = time.perf_counter()
+        bombs = {size: bomb(folder / f"zeros-{size}gib.trec.gz", size * GIB) for size in (1, 2, 4)}
+        lines = bomb(folder / "lines-4gib.trec.gz", 4 * GIB, b"q1 Q0 c1 1 0.5 x\n")
+        line = single_line(folder / "one-line.trec", 500 * 1000 * 1000)
+        run = valid_run(folder / "valid.trec", 200 * 1000 * 1000)
+        qrels = folder / "qrels.trec"
+        qrels.write_text("q0 0 doc1 1\n")
+        on_disk = ", ".join(f"{size} GiB: {path.stat().st_size / MIB:.1f} MiB" for size, path in bombs.items())
+        print(f"generated in {time.perf_counter() - started:.0f} s (bombs on disk: {on_disk})")
+        print(f"{'case':<26} {'time':>9} {'peak RSS':>12}  {'':4}  outcome")
+        row("evaluate, 2 GiB bomb", measure(bombs[2], ROOT, qrels=qrels), refused=True)
+        for size, path in bombs.items():
+            row(f"read_run, {size} GiB bomb", measure(path, ROOT), refused=True)
+        row("read_run, 500 MB line", measure(line, ROOT), refused=True)
+        # Not one of the targets: short lines pass the line limit, so this bomb is refused by max_bytes, once the
+        # reader has held that much (1 GiB by default).
+        row("read_run, 4 GiB of lines", measure(lines, ROOT), refused=True)
+        print(f"valid run: {run.stat().st_size / 1e6:.0f} MB, best of {args.repeat}")
+        codes = {"now": ROOT} | ({} if args.before is None else {"before": args.before})
+        best: dict[str, float] = {}
+        for label, code in codes.items():
+            results = [measure(run, code) for _ in range(args.repeat)]
+            fastest = min(results, key=lambda result: float(str(result["seconds"])))
+            best[label] = float(str(fastest["seconds"]))
+            row(f"read_run, valid ({label})", fastest, refused=False)
+        if "before" in best:
+            ratio = best["now"] / best["before"]
+            print(f"valid run: now / before = {ratio:.2f} ({'PASS' if ratio < 1.1 else 'MISS'}: within 10%)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
