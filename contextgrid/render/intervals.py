@@ -121,6 +121,10 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
             "categoryorder": "array",
             "categoryarray": [_label(c) for c in table.comparisons],
             "autorange": "reversed",
+            # Every row named, however many: plotly would otherwise label every other one.
+            "tickmode": "array",
+            "tickvals": [_label(c) for c in table.comparisons],
+            "tickfont": {"size": 11 if len(table.comparisons) > 20 else 13},
         },
         legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0},
     )

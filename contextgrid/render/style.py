@@ -97,7 +97,7 @@ def _template() -> Any:
             "plot_bgcolor": "#ffffff",
             "colorway": list(OKABE_ITO),
             "colorscale": {"sequential": "Viridis"},
-            "title": {"x": 0, "xanchor": "left", "font": {"size": 16}},
+            "title": {"x": 0, "xanchor": "left", "pad": {"l": 8}, "font": {"size": 16}},
             "xaxis": axis,
             "yaxis": axis,
             "hoverlabel": {"align": "left"},
