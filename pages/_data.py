@@ -34,6 +34,7 @@ from contextgrid.analysis.grid import (
     pivot_grid,
     score_columns,
 )
+from contextgrid.analysis.grid import pivot_counts as analysis_pivot_counts
 from contextgrid.analysis.questions import (
     failing_configurations,
     filter_questions,
@@ -218,6 +219,18 @@ def varying_parameters(at: Snapshot) -> list[str]:
 def pivot(at: Snapshot, label: str, rows: str, columns: str) -> pd.DataFrame:
     """``label`` (a metric@k) of :func:`grid` with one parameter down and one across."""
     return pivot_grid(grid(at), label, rows=rows, columns=columns)
+
+
+@cached(max_entries=32)
+def pivot_counts(at: Snapshot, rows: str, columns: str) -> pd.DataFrame:
+    """How many configurations each cell of :func:`pivot` averages."""
+    return analysis_pivot_counts(grid(at), rows=rows, columns=columns)
+
+
+@cached(max_entries=16)
+def parameters(at: Snapshot) -> dict[str, dict[str, object]]:
+    """Each configuration's parameters, which the figures encode in colour and symbol."""
+    return {name: dict(at.workspace.config(name).params) for name in at.workspace.names}
 
 
 @cached(max_entries=16)

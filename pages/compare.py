@@ -7,7 +7,8 @@ import streamlit as st
 
 from contextgrid.analysis.causes import transition_sentence
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from contextgrid.render import interval_chart
+from contextgrid.render import interval_plot
+from contextgrid.render.export import image_config
 from contextgrid.render.grid_charts import pair_scatter
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
@@ -45,7 +46,7 @@ if pair_view.open:
         counts[0].metric(f"A wins on {label}", int(outcomes.get("win", 0)))
         counts[1].metric("Ties", int(outcomes.get("tie", 0)))
         counts[2].metric("A loses", int(outcomes.get("loss", 0)))
-        st.vega_lite_chart(spec=pair_scatter(changes, a, b, label), width="stretch")
+        st.plotly_chart(pair_scatter(changes, a, b, label), theme=None, config=image_config(f"{label}-{a}-against-{b}"))
 
         up, down = st.columns(2)
         with up:
@@ -94,10 +95,19 @@ if winner_view.open:
                 lambda: _data.comparison(source, metric, k, tuple(chosen), baseline, test, correction), source=source
             )
         st.dataframe(result.to_dataframe(), width="stretch")
-        st.vega_lite_chart(spec=interval_chart(result), width="stretch")
+        st.plotly_chart(interval_plot(result), theme=None, config=image_config(f"{label}-against-{baseline}"))
         for row in result.comparisons:
             if not row.significant:
+                clear = row.ci_low is not None and row.ci_high is not None and (row.ci_low > 0 or row.ci_high < 0)
+                # The interval is not corrected for many comparisons, the p-value is: say which one speaks.
+                interval = (
+                    f" Its {row.confidence:.0%} interval, which is not corrected, excludes 0; the {correction} "
+                    "correction is what makes it not significant."
+                    if clear and correction != "none"
+                    else ""
+                )
                 st.caption(
                     f"{md(row.a)} against {md(baseline)}: a difference of {row.difference:+.4f} in {label} is not "
-                    f"significant (corrected p = {row.p_adjusted:.3g}); on these questions it could be luck."
+                    f"significant ({correction}-corrected p = {row.p_adjusted:.3g}); on these questions it could be "
+                    f"luck.{interval}"
                 )

@@ -11,6 +11,7 @@ import streamlit as st
 
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.cause_figures import cause_bars, selected_bar
+from contextgrid.render.export import image_config
 from contextgrid.render.grid_charts import curves_plot, grid_heatmap, pivot_heatmap
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
@@ -44,7 +45,9 @@ if table.open:
         )
 if heatmap.open:
     with heatmap:
-        st.vega_lite_chart(spec=grid_heatmap(_data.scores(source), _data.best(source)), width="stretch")
+        st.plotly_chart(
+            grid_heatmap(_data.scores(source), _data.best(source)), theme=None, config=image_config("grid-heatmap")
+        )
 if pivot.open:
     with pivot:
         params = _data.varying_parameters(source)
@@ -60,11 +63,15 @@ if pivot.open:
             others = [name for name in params if name != rows]
             columns = last.selectbox("Columns", others, index=others.index("retriever") if "retriever" in others else 0)
             label = f"{metric}@{k}"
-            st.vega_lite_chart(spec=pivot_heatmap(_data.pivot(source, label, rows, columns), label), width="stretch")
+            drawn = pivot_heatmap(
+                _data.pivot(source, label, rows, columns), label, _data.pivot_counts(source, rows, columns)
+            )
+            st.plotly_chart(drawn, theme=None, config=image_config(f"{label}-by-{rows}-and-{columns}"))
 if curves.open:
     with curves:
         curve_metric = st.selectbox("Metric to follow over k", list(BUILTIN_METRICS), index=0)
-        st.vega_lite_chart(spec=curves_plot(_data.curves(source, curve_metric), curve_metric), width="stretch")
+        drawn = curves_plot(_data.curves(source, curve_metric), curve_metric, _data.parameters(source))
+        st.plotly_chart(drawn, theme=None, config=image_config(f"{curve_metric}-against-k"))
 if causes.open:
     with causes:
         missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
@@ -81,7 +88,12 @@ if causes.open:
                 f"cause at k={cause_k}. Click a bar to list its questions."
             )
             event = st.plotly_chart(
-                cause_bars(counts, cause_k), on_select="rerun", selection_mode="points", key="cause_bars"
+                cause_bars(counts, cause_k),
+                theme=None,
+                config=image_config(f"causes-at-{cause_k}"),
+                on_select="rerun",
+                selection_mode="points",
+                key="cause_bars",
             )
             clicked = selected_bar(event.selection, list(counts.index))
             if clicked is not None:

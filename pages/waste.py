@@ -3,25 +3,14 @@ evidence; gold-coverage heatmaps; recall against waste per configuration; export
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import streamlit as st
 
 from contextgrid.metrics import DEFAULT_KS
 from contextgrid.render.document import document_html, legend_html, question_layers
-from contextgrid.render.export import figure_html, figure_png
+from contextgrid.render.export import figure_html, image_config
 from contextgrid.render.markup import escape_markdown as md
-from contextgrid.render.vega import Spec
-from contextgrid.render.waste_charts import (
-    characters_chart,
-    configuration_chart,
-    precision_recall_chart,
-    rank_chart,
-    span_chart,
-    waste_split_chart,
-)
 from contextgrid.render.waste_figures import (
     COLOURS,
     characters_plot,
@@ -34,25 +23,16 @@ from contextgrid.render.waste_figures import (
 from pages import _data, _state
 
 
-def exports(spec: Spec, figure: Callable[[], Any], name: str) -> None:
-    """The chart, and its downloads: the same figure (plotly's, built only when asked) as a self-contained
-    HTML page and as a PNG."""
-    st.vega_lite_chart(spec=spec, width="stretch", key=f"chart_{name}")
-    left, right = st.columns(2)
-    left.download_button(
+def exports(figure: Any, name: str) -> None:
+    """The figure, and its HTML download (the same figure, plotly.js inline); its PNG is the chart's own camera
+    button, drawn by the reader's browser, so the dashboard needs no browser of its own."""
+    st.plotly_chart(figure, theme=None, config=image_config(name), key=f"chart_{name}")
+    st.download_button(
         "Download as HTML",
-        lambda: figure_html(figure()),
+        lambda: figure_html(figure, name=name),
         file_name=f"{name}.html",
         mime="text/html",
         key=f"html_{name}",
-        on_click="ignore",
-    )
-    right.download_button(
-        "Download as PNG",
-        lambda: figure_png(figure()),
-        file_name=f"{name}.png",
-        mime="image/png",
-        key=f"png_{name}",
         on_click="ignore",
     )
 
@@ -99,11 +79,7 @@ if one.open:
                 numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"])
             )
             split_title = f"Where the top {k} characters went"
-            exports(
-                waste_split_chart(wastes, title=split_title),
-                partial(waste_split_plot, wastes, title=split_title),
-                f"waste-split-{question}",
-            )
+            exports(waste_split_plot(wastes, title=split_title), f"waste-split-{question}")
         with drawing:
             st.html(legend_html(COLOURS))
             expanded = st.toggle(
@@ -117,11 +93,7 @@ if one.open:
                 box = st.container() if holds_gold else st.expander(f"{md(doc_id)} (no gold evidence here)")
                 with box:
                     drawn: dict[str, Any] = {"gold": layers.gold, "bands": layers.bands, "expanded": expanded}
-                    exports(
-                        span_chart(doc_id, len(text), **drawn),
-                        partial(span_map, doc_id, len(text), **drawn),
-                        f"span-map-{question}-{doc_id}",
-                    )
+                    exports(span_map(doc_id, len(text), **drawn), f"span-map-{question}-{doc_id}")
                     tabs = st.tabs([md(config) for config in configs])
                     for tab, config in zip(tabs, configs, strict=True):
                         with tab:
@@ -136,33 +108,21 @@ if coverage.open:
         left, right = st.columns(2)
         with left:
             ranks = _data.guard(lambda: _data.retrieved(source, config, k), source=source)
-            exports(
-                rank_chart(ranks, k, questions=list(items), config=config),
-                partial(rank_heatmap, ranks, k, questions=list(items), config=config),
-                f"coverage-by-rank-{config}",
-            )
+            exports(rank_heatmap(ranks, k, questions=list(items), config=config), f"coverage-by-rank-{config}")
         with right:
             chosen = tuple(configs)
             shares = _data.guard(lambda: _data.coverage(source, k, chosen, "character_recall"), source=source)
             best_chunk = _data.guard(lambda: _data.coverage(source, k, chosen, "best_chunk_coverage"), source=source)
-            exports(
-                configuration_chart(shares, k, best_chunk=best_chunk),
-                partial(configuration_heatmap, shares, k, best_chunk=best_chunk),
-                f"coverage-by-configuration-at-{k}",
-            )
+            exports(configuration_heatmap(shares, k, best_chunk=best_chunk), f"coverage-by-configuration-at-{k}")
 if against.open:
     with against:
         table = _data.guard(lambda: _data.waste_table(source, k), source=source)
         summary = _data.guard(lambda: _data.waste_summary(source, k), source=source)
         left, right = st.columns(2)
         with left:
-            exports(
-                precision_recall_chart(summary, k),
-                partial(precision_recall_plot, summary, k),
-                f"precision-against-recall-at-{k}",
-            )
+            exports(precision_recall_plot(summary, k, _data.parameters(source)), f"precision-against-recall-at-{k}")
         with right:
-            exports(characters_chart(table), partial(characters_plot, table), f"characters-per-question-at-{k}")
+            exports(characters_plot(table), f"characters-per-question-at-{k}")
         st.dataframe(summary.style.format("{:.3f}"), width="stretch")
 if report.open:
     with report:

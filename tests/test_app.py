@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from charts import chart_specs
+from charts import figures, title
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
-from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_grid
+from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_counts, pivot_grid
 from contextgrid.analysis.questions import question_changes, question_label
 from contextgrid.io import read_qrels, read_run
 from contextgrid.render.markup import escape_markdown as md
@@ -82,7 +82,7 @@ def test_overview_opens_on_the_table_and_draws_no_chart_until_asked() -> None:
         "Metric against k",
         "Why questions fail",
     ]
-    assert chart_specs(app) == []
+    assert figures(app) == []
     assert app.get("download_button")
 
 
@@ -91,12 +91,13 @@ def test_overview_heatmap_shows_every_score_and_stars_the_best() -> None:
     no_problems(app)
     grid = load_workspace(SAMPLE).evaluate().to_dataframe()
     best = best_per_column(grid)
-    [spec] = chart_specs(app)
-    cells = {(cell["config"], cell["label"]): cell for cell in spec["data"]["values"]}
-    assert len(cells) == len(grid) * len(best)
-    for (config, label), cell in cells.items():
-        assert cell["value"] == grid.loc[config, label]
-        assert cell["best"] == ("★" if config in best[label] else "")
+    [figure] = figures(app)
+    [heatmap] = figure["data"]
+    assert len(heatmap["y"]) * len(heatmap["x"]) == len(grid) * len(best)
+    for row, config in enumerate(heatmap["y"]):
+        for column, label in enumerate(heatmap["x"]):
+            assert heatmap["z"][row][column] == grid.loc[config, label]
+            assert heatmap["text"][row][column] == ("★" if config in best[label] else "")
 
 
 def test_overview_pivot_follows_metric_and_k() -> None:
@@ -107,24 +108,38 @@ def test_overview_pivot_follows_metric_and_k() -> None:
     no_problems(app)
     assert app.query_params["metric"] == "recall"
     assert app.query_params["k"] == "5"
-    [spec] = chart_specs(app)
-    assert spec["title"] == "recall@5 by size × retriever"
+    [figure] = figures(app)
+    assert title(figure) == "recall@5 by size × retriever"
     grid = load_workspace(SAMPLE).evaluate().to_dataframe()
     expected = pivot_grid(grid, "recall@5", rows="size", columns="retriever")
-    for cell in spec["data"]["values"]:
-        value = expected.loc[int(cell["row"]), cell["column"]]
-        assert cell["value"] == (None if pd.isna(value) else value)
+    counts = pivot_counts(grid, rows="size", columns="retriever")
+    [heatmap] = figure["data"]
+    for i, row in enumerate(heatmap["y"]):
+        for j, column in enumerate(heatmap["x"]):
+            value = expected.loc[int(row), column]
+            drawn = heatmap["z"][i][j]
+            assert (pd.isna(drawn) and pd.isna(value)) or drawn == value
+            # Each cell says how many configurations it averages.
+            assert heatmap["customdata"][i][j] == counts.loc[int(row), column]
+            if not pd.isna(value):
+                assert heatmap["text"][i][j].endswith(f"n = {counts.loc[int(row), column]}")
 
 
 def test_overview_curves_follow_the_chosen_metric() -> None:
     app = start(view="Metric against k")
     select(app, "Metric to follow over k").set_value("mrr").run()
     no_problems(app)
-    [spec] = chart_specs(app)
+    [figure] = figures(app)
     curves = metric_curves(load_workspace(SAMPLE).evaluate().to_dataframe(), "mrr")
-    assert {(point["config"], point["k"]): point["value"] for point in spec["data"]["values"]} == {
+    lines = [trace for trace in figure["data"] if trace["x"] != [None]]
+    assert {(trace["name"], k): value for trace in lines for k, value in zip(trace["x"], trace["y"], strict=True)} == {
         (config, k): curves.loc[config, k] for config in curves.index for k in curves.columns
     }
+    # k on a numeric axis: the cut-offs as far apart as their ratios, each ticked.
+    assert figure["layout"]["xaxis"]["type"] == "log"
+    assert figure["layout"]["xaxis"]["tickvals"] == list(curves.columns)
+    # Each configuration its own colour and symbol.
+    assert len({(trace["marker"]["color"], trace["marker"]["symbol"]) for trace in lines}) == len(curves)
 
 
 def test_choices_come_back_from_the_url() -> None:
@@ -183,7 +198,12 @@ def test_compare_counts_wins_ties_and_losses_like_the_library() -> None:
     shown = [metric.value for metric in app.metric[:3]]
     assert shown == [str(outcomes.get(name, 0)) for name in ("win", "tie", "loss")]
     scored = table[["dense-recursive-500-0", "bm25-recursive-500-0"]].dropna()
-    points = chart_specs(app)[0]["data"]["values"]
+    drawn = figures(app)[0]["data"][1:]
+    points = [
+        {"a": a, "b": b, "questions": data[0], "examples": data[1], "outcome": trace["name"]}
+        for trace in drawn
+        for a, b, data in zip(trace["y"], trace["x"], trace.get("customdata", []), strict=True)
+    ]
     # One point per distinct pair of scores, standing for every question that has it.
     pairs = scored.value_counts()
     assert {(point["a"], point["b"]): point["questions"] for point in points} == pairs.to_dict()
@@ -362,9 +382,10 @@ def test_compare_tests_the_chosen_pair_by_default() -> None:
     table = app.dataframe[-1].value
     assert list(table.index) == ["bm25-recursive-500-0", "dense-recursive-500-0"]
     assert table.loc["bm25-recursive-500-0", "verdict"] == "baseline"
-    [row] = chart_specs(app)[0]["data"]["values"]
-    assert row["config"] == "dense-recursive-500-0"
-    assert (row["difference"], row["verdict"]) == tuple(table.loc["dense-recursive-500-0", ["difference", "verdict"]])
+    [point] = [trace for trace in figures(app)[0]["data"] if trace["mode"] == "markers"]
+    [row] = point["y"]
+    assert row.endswith(" dense-recursive-500-0")  # after the marker of its verdict
+    assert (point["x"][0], point["name"]) == tuple(table.loc["dense-recursive-500-0", ["difference", "verdict"]])
 
 
 def test_question_drill_down_shows_the_gold_passage_from_the_document() -> None:

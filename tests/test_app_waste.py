@@ -7,7 +7,7 @@ from pathlib import Path
 
 import corpora
 import pytest
-from charts import chart_specs
+from charts import figures, title
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
@@ -53,9 +53,9 @@ def test_the_page_shows_the_librarys_waste_for_the_chosen_question(swept: Path) 
     titles = chart_titles(app)
     assert "Where the top 3 characters went" in titles
     assert "stove.md" in titles
-    assert len(app.get("download_button")) == 2 * len(titles)
-    split = chart_specs(app)[titles.index("Where the top 3 characters went")]["data"]["values"]
-    drawn = {(bar["config"], bar["kind"]): bar["characters"] for bar in split}
+    assert len(app.get("download_button")) == len(titles)
+    split = figures(app)[titles.index("Where the top 3 characters went")]["data"]
+    drawn = {(config, bar["name"]): value for bar in split for config, value in zip(bar["y"], bar["x"], strict=True)}
     for config in configs:
         row = shown.loc[config]
         assert drawn[(config, "gold, missed")] == row["missed"]
@@ -64,8 +64,7 @@ def test_the_page_shows_the_librarys_waste_for_the_chosen_question(swept: Path) 
 
 
 def chart_titles(app: AppTest) -> list[str]:
-    titles = [spec["title"] for spec in chart_specs(app)]
-    return [title["text"] if isinstance(title, dict) else title for title in titles]
+    return [title(figure) for figure in figures(app)]
 
 
 def test_each_view_runs_only_when_its_tab_is_open(swept: Path) -> None:

@@ -48,11 +48,11 @@ def test_every_page_renders(server: str, page: Page, path: str, heading: str) ->
 def test_each_overview_tab_draws_its_chart(server: str, page: Page, tab: str) -> None:
     page.goto(server)
     settled(page)
-    expect(page.locator("[data-testid='stVegaLiteChart']")).to_have_count(0)
+    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(0)
     page.get_by_role("tab", name=tab).click()
-    chart = page.get_by_test_id("stVegaLiteChart")
+    chart = page.get_by_test_id("stPlotlyChart")
     expect(chart).to_have_count(1)
-    expect(chart.locator("canvas, svg.marks").first).to_be_visible()
+    expect(chart.locator(".main-svg").first).to_be_visible()
     settled(page)
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert "view=" in page.url

@@ -121,8 +121,8 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Pag
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "page-waste.png"), full_page=True)
-    # Charts by their place in the tab (left column first): Vega draws a chart of many points on a canvas,
-    # where its title is no text to find.
+    # Charts by their place in the tab (left column first). The docs' images are the kaleido PNGs of
+    # tests/test_browser_figures.py; these are the same charts as the page shows them.
     for view, place, name in [
         ("One question", 0, "waste-span-map"),
         ("One question", -1, "waste-split"),
@@ -136,8 +136,8 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Pag
             expect(tab).to_have_attribute("aria-selected", "true")
             settled(page)
             expect(page.locator("[data-testid='stException']")).to_have_count(0)
-        charts = page.get_by_test_id("stVegaLiteChart")
+        charts = page.get_by_test_id("stPlotlyChart")
         found = charts.nth(place if place >= 0 else charts.count() + place)
         found.scroll_into_view_if_needed()
-        expect(found.locator("svg.marks, canvas").first).to_be_visible(timeout=60_000)
-        found.screenshot(path=str(IMAGES / f"{name}.png"))
+        expect(found.locator(".main-svg").first).to_be_visible(timeout=60_000)
+        found.screenshot(path=str(ARTIFACTS / f"{name}.png"))

@@ -22,7 +22,7 @@ from contextgrid.core.errors import (
     QuestionMismatchError,
     UnknownPluginError,
 )
-from contextgrid.render import interval_chart, interval_plot
+from contextgrid.render import interval_plot
 from contextgrid.significance import (
     CORRECTIONS,
     PAIRED_TESTS,
@@ -387,42 +387,52 @@ def test_records_refuse_inconsistent_values() -> None:
 # --- the interval plot ----------------------------------------------------------------------------------------------
 
 
-def test_interval_chart_draws_each_difference_with_its_interval() -> None:
-    table = compare_configurations(three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999)
-    spec = interval_chart(table)
-    rows = spec["data"]["values"]
-    assert [row["row"] for row in rows] == ["▲ dense", "▼ tiny", "same"]
-    for row, comparison in zip(rows, table.comparisons, strict=True):
-        assert row["config"] == comparison.a
-        assert (row["low"], row["difference"], row["high"]) == (
-            comparison.ci_low,
-            comparison.difference,
-            comparison.ci_high,
-        )
-        assert row["verdict"] == comparison.verdict
-        assert row["p corrected"] == comparison.p_adjusted
-    assert spec["title"] == interval_plot(table).layout.title.text
-    assert interval_chart(table, title="mine")["title"] == "mine"
-    with pytest.raises(InvalidParameterError, match="'table' parameter of interval_chart"):
-        interval_chart({"not": "a table"})  # type: ignore[arg-type]
-
-
 def test_interval_plot_draws_each_difference_with_its_interval() -> None:
     table = compare_configurations(three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999)
     figure = interval_plot(table)
     traces = {trace.name: trace for trace in figure.data}
-    assert set(traces) == {"significantly better", "significantly worse", "not significant"}
+    assert {"significantly better", "significantly worse", "not significant"} <= set(traces)
     dense = table.comparison("dense")
     better = traces["significantly better"]
     assert list(better.y) == ["▲ dense"]
     assert list(better.x) == [dense.difference]
-    assert better.error_x.array[0] == pytest.approx(dense.ci_high - dense.difference)  # type: ignore[operator]
-    assert better.error_x.arrayminus[0] == pytest.approx(dense.difference - dense.ci_low)  # type: ignore[operator]
+    # Each interval is a segment from its low to its high end, on its configuration's row.
+    segments = [
+        (trace.y[i], trace.x[i], trace.x[i + 1])
+        for trace in figure.data
+        if trace.mode == "lines"
+        for i in range(0, len(trace.x), 3)
+    ]
+    assert ("▲ dense", dense.ci_low, dense.ci_high) in segments
+    assert len(segments) == len(table.comparisons)
     assert list(figure.layout.yaxis.categoryarray) == ["▲ dense", "▼ tiny", "same"]
     assert "ndcg@10" in figure.layout.title.text
-    assert interval_plot(table, title="mine").layout.title.text == "mine"
+    assert interval_plot(table, title="mine").layout.title.text.startswith("mine<br>")
     with pytest.raises(InvalidParameterError, match="'table' parameter of interval_plot"):
         interval_plot({"not": "a table"})  # type: ignore[arg-type]
+
+
+def test_the_interval_plot_says_which_correction_its_verdicts_carry_and_that_intervals_are_uncorrected() -> None:
+    table = compare_configurations(
+        three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999, correction="bonferroni"
+    )
+    subtitle = interval_plot(table).layout.title.text
+    assert "p-values bonferroni-corrected for 3 comparisons" in subtitle
+    assert "intervals not corrected" in subtitle
+    plain = compare_configurations(
+        three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999, correction="none"
+    )
+    assert "intervals not corrected" not in interval_plot(plain).layout.title.text
+    # An interval clear of 0 whose corrected verdict is "not significant" is drawn dotted, never solid.
+    for comparison in table.comparisons:
+        clear = (
+            comparison.ci_low is not None
+            and comparison.ci_high is not None
+            and (comparison.ci_low > 0 or comparison.ci_high < 0)
+        )
+        dotted = clear != comparison.significant
+        [trace] = [t for t in interval_plot(table).data if t.mode == "lines" and comparison.ci_low in (t.x or ())]
+        assert (trace.line.dash == "dot") == dotted
 
 
 def test_the_bootstrap_gives_the_same_means_whichever_way_it_sums() -> None:

@@ -16,8 +16,11 @@ import contextgrid as cg
 from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.export import figure_html, figure_png
+from contextgrid.render.style import SCREEN
 from contextgrid.render.waste_figures import (
+    COVERAGE_BINS,
     LEGEND,
+    WORST_SHOWN,
     characters_plot,
     configuration_heatmap,
     precision_recall_plot,
@@ -87,12 +90,34 @@ def test_rank_heatmap_holds_the_coverage_and_escaped_excerpts() -> None:
     table = retrieved_table(ITEMS, RUN, CHUNKS, 3)
     figure = rank_heatmap(table, 3, config="<i>a</i>")
     z = np.asarray(figure.data[0].z, dtype=float)
-    # q1: c2 holds 80 of 100 gold characters, c1 holds 50; q2: c1 none, c3 all 50.
-    assert z[:, :2].tolist() == [[0.8, 0.5], [0.0, 1.0]]
+    # q1: c2 holds 80 of 100 gold characters, c1 holds 50; q2: c1 none, c3 all 50. The worst first: q2's
+    # top 3 hold 1.0 in all, q1's 1.3.
+    assert list(figure.data[0].y) == ["q2", "q1"]
+    assert z[:, :2].tolist() == [[0.0, 1.0], [0.8, 0.5]]
     assert np.isnan(z[:, 2]).all()
-    assert figure.data[0].customdata[0][1] == "c1: &lt;script&gt;alert(1)&lt;/script&gt;"
-    assert figure.data[0].customdata[0][2] == "nothing retrieved"
+    assert figure.data[0].customdata[1][1] == "c1: &lt;script&gt;alert(1)&lt;/script&gt;"
+    assert figure.data[0].customdata[1][2] == "nothing retrieved"
     assert "&lt;i&gt;a&lt;/i&gt;" in figure.layout.title.text
+
+
+def test_rank_heatmap_draws_the_worst_questions_and_counts_the_rest() -> None:
+    questions = [f"q{i:03}" for i in range(500)]
+    table = pd.DataFrame(
+        {
+            "question": questions,
+            "rank": 1,
+            "chunk_id": "c",
+            "excerpt": "",
+            # q000 holds the least gold, q499 the most.
+            "coverage": [i / 500 for i in range(500)],
+        }
+    )
+    figure = rank_heatmap(table, 2)
+    assert list(figure.data[0].y) == questions[:WORST_SHOWN]
+    assert f"the {WORST_SHOWN} of 500 questions" in figure.layout.title.text
+    assert f"{500 - WORST_SHOWN} more not drawn" in figure.layout.title.text
+    assert "1 hold none of it" in figure.layout.title.text
+    assert figure.layout.height <= SCREEN
 
 
 def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
@@ -101,8 +126,11 @@ def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
         coverage_by_configuration(table), 2, best_chunk=coverage_by_configuration(table, value="best_chunk_coverage")
     )
     # a: q1 gets 0-300 (all 100 gold), q2 gets c3 (all of it). b: q1 gets c1 (50 of 100), q2 nothing.
-    assert np.asarray(figure.data[0].z).tolist() == [[1.0, 1.0], [0.5, 0.0]]
-    assert figure.data[0].customdata[0] == ["80%", "100%"]
+    assert list(figure.data[0].x) == [label for label, _, _ in COVERAGE_BINS]
+    assert [list(row) for row in figure.data[0].text] == [["", "", "", "", "", "2"], ["1", "", "", "1", "", ""]]
+    assert np.asarray(figure.data[0].z).tolist() == [[0, 0, 0, 0, 0, 1.0], [0.5, 0, 0, 0.5, 0, 0]]
+    # The best single chunk held 80% of q1's gold and all of q2's under a: 90% on average.
+    assert figure.data[0].customdata[0][5] == "2 of 2 questions<br>best single chunk: 90% on average"
     boxes = characters_plot(table)
     assert list(boxes.data[0].y) == [180 + 150, 150 + 100, 150, 0]
     assert list(boxes.data[1].y) == [100, 50, 100, 50]

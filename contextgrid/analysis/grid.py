@@ -14,7 +14,7 @@ import pandas as pd
 
 from contextgrid.core.errors import ContextGridError, UnknownScoreError
 
-__all__ = ["best_per_column", "metric_curves", "parameter_columns", "pivot_grid", "score_columns"]
+__all__ = ["best_per_column", "metric_curves", "parameter_columns", "pivot_counts", "pivot_grid", "score_columns"]
 
 _LABEL = re.compile(r"^(?P<metric>[^@]+)@(?P<k>[1-9]\d*)$")
 
@@ -69,6 +69,27 @@ def pivot_grid(grid: pd.DataFrame, label: str, *, rows: str, columns: str) -> pd
     if rows == columns:
         raise ContextGridError(f"pivot over two different parameters, got {rows!r} twice")
     return grid.pivot_table(index=rows, columns=columns, values=label, aggfunc="mean", dropna=False)
+
+
+def pivot_counts(grid: pd.DataFrame, *, rows: str, columns: str) -> pd.DataFrame:
+    """How many configurations each cell of :func:`pivot_grid` averages (0 where none has the pair of values).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.analysis.grid import pivot_counts
+    >>> grid = pd.DataFrame({"size": [256, 256, 512], "retriever": ["bm25", "bm25", "dense"]}, index=["a", "b", "c"])
+    >>> pivot_counts(grid, rows="size", columns="retriever")
+    retriever  bm25  dense
+    size
+    256           2      0
+    512           0      1
+    """
+    for name in (rows, columns):
+        if name not in grid.columns:
+            raise ContextGridError(f"the grid has no column {name!r}. Available: {', '.join(map(str, grid.columns))}")
+    counted = grid.groupby([rows, columns], dropna=False).size().unstack(columns, fill_value=0)
+    return counted.astype(int)
 
 
 def metric_curves(grid: pd.DataFrame, metric: str) -> pd.DataFrame:

@@ -1,8 +1,8 @@
 """Why questions fail, drawn: per configuration, its questions by cause, as one stacked bar each.
 
-The figure is plotly's, built with its own template and colours, so it looks
-the same wherever it is drawn: importing streamlit changes plotly's default
-template, and this figure never reads it. Ids are HTML-escaped in labels and
+The figure is plotly's, built with :mod:`contextgrid.render.style`'s template and its own colours, so it
+looks the same wherever it is drawn: importing streamlit changes plotly's default template, and this figure
+never reads it. Ids are HTML-escaped in labels and
 hover text (plotly renders a subset of HTML there); the raw names travel in
 ``customdata``, which a click hands back.
 """
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from contextgrid.analysis.causes import CAUSES
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError
+from contextgrid.render.style import finish
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,7 +41,6 @@ the failures in rule order, then the questions that are no retrieval failure (ba
 
 _ROW = 26
 _CHROME = 150
-_TALLEST = 1800
 
 
 def cause_bars(counts: pd.DataFrame, k: int) -> go.Figure:
@@ -86,19 +86,16 @@ def cause_bars(counts: pd.DataFrame, k: int) -> go.Figure:
             )
         )
     figure.update_layout(
-        template="plotly_white",
         barmode="stack",
-        title={"text": f"Why questions fail at k={cutoff}", "x": 0},
-        height=min(_CHROME + _ROW * len(configs), _TALLEST),
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        title={"text": f"Why questions fail at k={cutoff}"},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0, "traceorder": "normal"},
-        font={"family": "sans-serif", "size": 13, "color": "#262730"},
-        xaxis={"title": {"text": "questions"}, "automargin": True, "rangemode": "tozero"},
-        yaxis={"automargin": True, "autorange": "reversed", "type": "category", "tickfont": {"size": 12}},
+        xaxis={"title": {"text": "questions"}, "rangemode": "tozero"},
+        yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 12}},
         clickmode="event+select",
         dragmode=False,
     )
-    return figure
+    # Up to a screen: fifty configurations get thinner bars, not a taller page.
+    return finish(figure, height=_CHROME + _ROW * len(configs), margin={"t": 90, "b": 40})
 
 
 def selected_bar(selection: Mapping[str, Any], configs: Sequence[str]) -> tuple[str, str] | None:

@@ -2,9 +2,11 @@
 coverage heatmaps; and the configuration-level picture of recall against waste.
 
 Every builder takes tables from :mod:`contextgrid.evidence.waste` (or spans) and returns
-a plotly figure; plotly is imported when one runs. Text from users (ids,
-questions, chunk excerpts) is HTML-escaped, since plotly renders a subset of
-HTML in labels and hover text.
+a plotly figure, styled by :mod:`contextgrid.render.style`; plotly is imported when one runs. The dashboard,
+the downloads and the report draw the same figures. Text from users (ids, questions, chunk excerpts) is
+HTML-escaped, since plotly renders a subset of HTML in labels and hover text. Views of many questions stay
+within a screen: the rank heatmap keeps the worst questions and counts the rest, the configuration heatmap
+bins the questions by how much of their gold came back.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from contextgrid.core.errors import UnknownScoreError
 from contextgrid.data.records import Span
 from contextgrid.render.document import SPAN_CLASSES
 from contextgrid.render.span_bars import span_bars
+from contextgrid.render.style import escaped, finish, legend_key, marks, rows_height
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,7 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLOURS",
+    "COVERAGE_BINS",
     "LEGEND",
+    "WORST_SHOWN",
     "characters_plot",
     "configuration_heatmap",
     "precision_recall_plot",
@@ -49,11 +54,22 @@ LEGEND: dict[str, str] = {
 """Short legend names of the :data:`contextgrid.render.document.SPAN_CLASSES` (the hover text says the rest)."""
 
 _SCALE = "Viridis"
-_MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
+# At the foot of the whole figure, below the axis title: never over the title in a narrow column.
+_LEGEND_BELOW = {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0, "traceorder": "normal"}
 
+WORST_SHOWN = 30
+"""Questions a :func:`rank_heatmap` draws, the worst first; its subtitle counts the others."""
 
-def _escaped(values: Sequence[object]) -> list[str]:
-    return [html.escape(str(value)) for value in values]
+COVERAGE_BINS: tuple[tuple[str, float, float], ...] = (
+    ("none", 0.0, 0.0),
+    ("under 25%", 0.0, 0.25),
+    ("25–50%", 0.25, 0.5),
+    ("50–75%", 0.5, 0.75),
+    ("75–99%", 0.75, 1.0),
+    ("all", 1.0, 1.0),
+)
+"""The columns of :func:`configuration_heatmap`: (label, low, high) of the share of a question's gold the top k
+hold; "none" is exactly 0, "all" exactly 1, the others ``low <= share < high`` (``low < share`` for the first)."""
 
 
 def span_map(
@@ -127,12 +143,9 @@ def span_map(
             "range": [0, float(axis.shown[-1])],
         },
         yaxis={"categoryorder": "array", "categoryarray": drawn.rows[::-1], "type": "category"},
-        height=max(280, 26 * len(drawn.rows) + 230),
-        # At the foot of the whole figure, below the axis title: never over the title in a narrow column.
-        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0},
-        margin={"l": 10, "r": 10, "t": 60, "b": 110},
+        legend=_LEGEND_BELOW,
     )
-    return figure
+    return finish(figure, height=max(280, 24 * len(drawn.rows) + 230), margin={"b": 90})
 
 
 def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the retrieved characters went") -> Any:
@@ -140,7 +153,7 @@ def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the ret
     import plotly.graph_objects as go
 
     names = list(wastes)
-    labels = _escaped(names)
+    labels = escaped(names)
     parts = (
         ("found", "gold_retrieved", LEGEND["found"]),
         ("waste", "not_gold", LEGEND["waste"]),
@@ -163,13 +176,11 @@ def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the ret
     figure.update_layout(
         barmode="stack",
         title=html.escape(title),
-        xaxis={"title": "characters"},
+        xaxis={"title": "characters", "rangemode": "tozero"},
         yaxis={"autorange": "reversed", "type": "category"},
-        height=max(260, 40 * len(names) + 210),
-        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0, "traceorder": "normal"},
-        margin={"l": 10, "r": 10, "t": 50, "b": 110},
+        legend=_LEGEND_BELOW,
     )
-    return figure
+    return finish(figure, height=rows_height(2 * len(names), chrome=230), margin={"b": 90})
 
 
 def _share_heatmap(z: Any, x: list[str], rows: list[object], hover: Any, template: str) -> Any:
@@ -179,7 +190,7 @@ def _share_heatmap(z: Any, x: list[str], rows: list[object], hover: Any, templat
     return go.Heatmap(
         z=z,
         x=x,
-        y=_escaped(rows),
+        y=escaped(rows),
         customdata=hover,
         colorscale=_SCALE,
         zmin=0.0,
@@ -190,7 +201,9 @@ def _share_heatmap(z: Any, x: list[str], rows: list[object], hover: Any, templat
 
 
 def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | None = None, config: str = "") -> Any:
-    """Question × rank: the fraction of each question's gold evidence the chunk at that rank holds.
+    """Question × rank: the fraction of each question's gold evidence the chunk at that rank holds, for the
+    :data:`WORST_SHOWN` questions whose top ``k`` hold the least of it (ties by id); the subtitle counts the
+    questions left out and those that got none of their gold.
 
     ``retrieved`` is :func:`contextgrid.evidence.run_waste.retrieved_table`'s result;
     hover shows the chunk id and an excerpt of its text.
@@ -200,6 +213,9 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
     from contextgrid.evidence.run_waste import coverage_by_rank
 
     matrix = coverage_by_rank(retrieved, k, questions=questions)
+    held = matrix.fillna(0.0).sum(axis=1)
+    order = sorted(range(len(matrix)), key=lambda row: (float(held.iloc[row]), str(matrix.index[row])))
+    worst = matrix.iloc[order[:WORST_SHOWN]]
     lookup = {(row.question, row.rank): row for row in retrieved.itertuples(index=False)}
     hover = [
         [
@@ -208,107 +224,171 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
                 if (q, r) in lookup
                 else "nothing retrieved"
             )
-            for r in matrix.columns
+            for r in worst.columns
         ]
-        for q in matrix.index
+        for q in worst.index
     ]
     figure = go.Figure(
         _share_heatmap(
-            matrix.to_numpy(dtype=float),
-            [f"#{rank}" for rank in matrix.columns],
-            list(matrix.index),
+            worst.to_numpy(dtype=float),
+            [f"#{rank}" for rank in worst.columns],
+            list(worst.index),
             hover,
             "%{y} rank %{x}: %{z:.0%} of the gold<br>%{customdata}<extra></extra>",
         )
     )
     suffix = f" ({html.escape(config)})" if config else ""
-    figure.update_layout(
-        title=f"Share of each question's gold evidence held by the chunk at each rank{suffix}",
-        xaxis={"title": "rank", "type": "category"},
-        yaxis={"autorange": "reversed", "type": "category", "title": "question"},
-        height=max(300, 18 * len(matrix) + 150),
-        margin=_MARGIN,
+    left_out = len(matrix) - len(worst)
+    none = int((held == 0).sum())
+    subtitle = (
+        f"the {len(worst)} of {len(matrix)} questions whose top {k} hold the least gold"
+        + (f"; {left_out} more not drawn" if left_out else "")
+        + f"; {none} hold none of it"
     )
-    return figure
+    figure.update_layout(
+        title=f"Gold held at each rank{suffix}<br><sup>{subtitle}</sup>",
+        xaxis={"title": "rank", "type": "category"},
+        yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}},
+    )
+    return finish(figure, height=rows_height(len(worst), chrome=180))
+
+
+def _bin_of(shares: np.ndarray[Any, np.dtype[np.float64]]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Each share's column of :data:`COVERAGE_BINS` (-1 for a question not measured)."""
+    bins = np.full(shares.shape, -1, dtype=np.int64)
+    for place, (_, low, high) in enumerate(COVERAGE_BINS):
+        above = shares > low if low == 0 else shares >= low
+        bins[(shares == low) if low == high else above & (shares < high)] = place
+    return bins
 
 
 def configuration_heatmap(matrix: pd.DataFrame, k: int, *, best_chunk: pd.DataFrame | None = None) -> Any:
-    """Configuration × question: the share of each question's gold the top ``k`` held together.
+    """Configuration × :data:`COVERAGE_BINS`: how many of each configuration's questions have the top ``k``
+    hold none, some or all of their gold, coloured by the share of its questions, the count in the cell.
 
-    ``matrix`` is :func:`contextgrid.evidence.run_waste.coverage_by_configuration`'s
-    result; ``best_chunk``, the same of ``best_chunk_coverage``, adds to the
-    hover how much the best single chunk held.
+    ``matrix`` is :func:`contextgrid.evidence.run_waste.coverage_by_configuration`'s result (configurations ×
+    questions); ``best_chunk``, the same of ``best_chunk_coverage``, adds to the hover how much the best
+    single chunk held on average. Binned, the figure is as wide for ten questions as for ten thousand.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.render.waste_figures import configuration_heatmap
+    >>> matrix = pd.DataFrame([[0.0, 0.3, 1.0, 1.0]], index=["bm25"], columns=["q1", "q2", "q3", "q4"])
+    >>> configuration_heatmap(matrix, 5).data[0].text
+    (['1', '', '1', '', '', '2'],)
     """
     import plotly.graph_objects as go
 
     values = matrix.to_numpy(dtype=float)
-    best = (
-        best_chunk.reindex_like(matrix).to_numpy(dtype=float)
-        if best_chunk is not None
-        else np.full_like(values, np.nan)
-    )
-    hover = [[("–" if np.isnan(b) else f"{b:.0%}") for b in row] for row in best]
+    best = best_chunk.reindex_like(matrix).to_numpy(dtype=float) if best_chunk is not None else None
+    bins = _bin_of(values)
+    counts = np.stack([(bins == place).sum(axis=1) for place in range(len(COVERAGE_BINS))], axis=1)
+    measured = np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    hover = []
+    for row in range(len(matrix)):
+        cells = []
+        for place in range(len(COVERAGE_BINS)):
+            inside = bins[row] == place
+            chunk = (
+                f"<br>best single chunk: {np.nanmean(best[row][inside]):.0%} on average"
+                if best is not None and inside.any() and not np.isnan(best[row][inside]).all()
+                else ""
+            )
+            cells.append(f"{int(counts[row, place])} of {int(measured[row, 0])} questions{chunk}")
+        hover.append(cells)
     figure = go.Figure(
-        _share_heatmap(
-            values,
-            _escaped(list(matrix.columns)),
-            list(matrix.index),
-            hover,
-            f"%{{y}}<br>%{{x}}: top {k} hold %{{z:.0%}} of the gold"
-            "<br>best single chunk: %{customdata}<extra></extra>",
+        go.Heatmap(
+            z=counts / measured,
+            x=[label for label, _, _ in COVERAGE_BINS],
+            y=escaped(list(matrix.index)),
+            text=[[str(int(count)) if count else "" for count in row] for row in counts],
+            texttemplate="%{text}",
+            customdata=hover,
+            colorscale="Blues",
+            zmin=0.0,
+            zmax=1.0,
+            xgap=1,
+            ygap=1,
+            colorbar={"title": {"text": "share of<br>questions"}, "tickformat": ".0%"},
+            hovertemplate=f"%{{y}}<br>top {k} hold %{{x}} of the gold: %{{customdata}}<extra></extra>",
         )
     )
     figure.update_layout(
-        title=f"Share of each question's gold evidence in the top {k}, by configuration",
-        xaxis={"title": "question", "type": "category"},
-        yaxis={"autorange": "reversed", "type": "category"},
-        height=max(260, 30 * len(matrix) + 170),
-        margin=_MARGIN,
+        title=f"Gold in the top {k}, by configuration<br><sup>questions ({len(matrix.columns)}) by the share "
+        f"of their gold the top {k} hold together</sup>",
+        xaxis={"title": f"share of the gold in the top {k}", "type": "category"},
+        yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}},
     )
-    return figure
+    return finish(figure, height=rows_height(len(matrix), chrome=200))
 
 
-def precision_recall_plot(summary: pd.DataFrame, k: int) -> Any:
+def precision_recall_plot(
+    summary: pd.DataFrame, k: int, params: Mapping[str, Mapping[str, object]] | None = None
+) -> Any:
     """Per configuration, mean character precision (y) against chunk-level ``recall@k`` (x).
 
     ``summary`` is :func:`contextgrid.workspace.waste.configuration_waste`'s result. A
     point high on recall and low on precision is the configuration whose
-    chunks hold the answer and bury it.
+    chunks hold the answer and bury it. Each point's colour and symbol encode the configuration's
+    ``params`` (:func:`contextgrid.render.style.marks`).
     """
     import plotly.graph_objects as go
 
     label = f"recall@{k}"
     if label not in summary.columns:
         raise UnknownScoreError(f"precision_recall_plot: the summary has no {label!r} column (is it at k={k}?)")
+    names = [str(config) for config in summary.index]
+    given = params or {}
+    drawn, channels = marks(names, given)
+    by_parameters = bool(channels) and len(drawn) > _NAMED_LEGEND
     figure = go.Figure()
-    for config, row in summary.iterrows():
+    for name, (_, row) in zip(names, summary.iterrows(), strict=True):
+        if name not in drawn:
+            continue
         figure.add_trace(
             go.Scatter(
                 x=[row[label]],
                 y=[row["character_precision"]],
                 mode="markers",
-                name=html.escape(str(config)),
-                marker={"size": 13},
+                name=html.escape(name),
+                marker={
+                    "size": 12,
+                    "color": drawn[name].colour,
+                    "symbol": drawn[name].symbol,
+                    "line": {"color": "#ffffff", "width": 1},
+                },
+                showlegend=not by_parameters,
                 customdata=[[row["share_gold"], row["retrieved_total"]]],
-                hovertemplate=f"{html.escape(str(config))}<br>"
+                hovertemplate=f"{html.escape(name)}<br>"
                 + html.escape(label)
                 + " %{x:.3f}<br>mean character precision %{y:.1%}<br>"
                 "gold share of all characters sent %{customdata[0]:.1%}<br>"
                 "characters per question %{customdata[1]:,.0f}<extra></extra>",
             )
         )
+    if by_parameters:
+        figure.add_traces(legend_key(channels, drawn, given))
     figure.update_layout(
         title=f"{html.escape(label)} against character precision"
         "<br><sup>how much of what came back is the answer</sup>",
         xaxis={"title": f"{html.escape(label)} (chunk level)", "range": [-0.03, 1.05]},
         yaxis={"title": "mean character precision", "tickformat": ".0%", "rangemode": "tozero"},
-        margin=_MARGIN,
     )
-    return figure
+    entries = len(figure.data) if not by_parameters else len(figure.data) - len(drawn) + 2 * len(channels)
+    return finish(figure, height=max(440, 22 * entries + 120))
+
+
+# Past this many configurations a legend of them is longer than the plot: the legend names the parameters.
+_NAMED_LEGEND = 12
+# Past this many questions in all, the boxes draw no points: a point per question would be the slowest mark on
+# the page and hide the boxes.
+_POINTS_DRAWN = 2000
 
 
 def characters_plot(table: pd.DataFrame) -> Any:
-    """Characters retrieved per question, one box per configuration, beside the gold's characters.
+    """Characters retrieved per question, one box per configuration, beside the gold's characters; every
+    question a point while there are at most a few thousand of them in all.
 
     ``table`` is :func:`contextgrid.workspace.waste.workspace_waste`'s result.
     """
@@ -316,30 +396,34 @@ def characters_plot(table: pd.DataFrame) -> Any:
 
     figure = go.Figure()
     configs = list(dict.fromkeys(table.index.get_level_values("config")))
+    points = "all" if len(table) <= _POINTS_DRAWN else False
     for column, name, colour in (
         ("retrieved_total", "characters retrieved (repeats included)", COLOURS["waste"]),
         ("gold_characters", "gold evidence characters", COLOURS["found"]),
     ):
-        x = [html.escape(str(config)) for config in table.index.get_level_values("config")]
         figure.add_trace(
             go.Box(
-                x=x,
+                x=escaped(list(table.index.get_level_values("config"))),
                 y=table[column],
                 name=name,
-                marker={"color": colour},
-                boxpoints="all",
+                marker={"color": colour, "size": 4},
+                boxpoints=points,
                 jitter=0.4,
                 pointpos=0,
-                text=_escaped(list(table.index.get_level_values("question"))),
+                text=escaped(list(table.index.get_level_values("question"))),
                 hovertemplate="%{x}<br>%{text}: %{y:,} characters<extra></extra>",
             )
         )
     figure.update_layout(
         boxmode="group",
         title="Characters retrieved per question, by configuration",
-        xaxis={"type": "category", "categoryorder": "array", "categoryarray": _escaped(configs)},
+        xaxis={
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": escaped(configs),
+            "tickangle": -45 if len(configs) > 4 else 0,
+        },
         yaxis={"title": "characters", "rangemode": "tozero"},
-        legend={"orientation": "h", "y": -0.25},
-        margin=_MARGIN,
+        legend=_LEGEND_BELOW,
     )
-    return figure
+    return finish(figure, height=480, margin={"b": 70})
