@@ -191,7 +191,10 @@ def test_an_unreadable_configuration_is_named_and_the_rest_are_shown(tmp_path: P
     app.run()
     assert not app.exception
     assert not app.error
-    error = f"{folder / 'broken.trec'}, line 1: expected score to be a number such as 12.5, -3 or 1e-4, got 'high': 'q1 Q0 c1 1 high x'"
+    error = (
+        f"{folder / 'broken.trec'}, line 1: expected score to be a number such as 12.5, -3 or 1e-4, got 'high': "
+        "'q1 Q0 c1 1 high x'"
+    )
     assert [warning.value for warning in app.warning] == [
         f"1 configuration could not be read and is left out; the other 2 are shown.\n\n- **broken**: {md(error)}"
     ]

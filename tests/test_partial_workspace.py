@@ -37,7 +37,8 @@ def test_an_unreadable_configuration_is_set_aside_with_its_error_and_the_rest_sc
     assert list(failed) == ["broken"]
     assert isinstance(failed["broken"], cg.InputFileError)
     assert str(failed["broken"]) == (
-        f"{tmp_path / 'broken.trec'}, line 1: expected score to be a number such as 12.5, -3 or 1e-4, got 'high': 'q1 Q0 c1 1 high x'"
+        f"{tmp_path / 'broken.trec'}, line 1: expected score to be a number such as 12.5, -3 or 1e-4, got 'high': "
+        "'q1 Q0 c1 1 high x'"
     )
     alone = cg.evaluate(read_qrels(tmp_path / "qrels.trec"), read_run(tmp_path / "good.trec"))
     assert part.evaluate()["good"].scores == alone
