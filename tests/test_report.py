@@ -10,6 +10,7 @@ import corpora
 import pytest
 
 import contextgrid as cg
+from contextgrid.cli.commands import add_limit_options
 from contextgrid.cli.report import COMMAND as REPORT
 from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.evidence.waste import measure_waste
@@ -96,6 +97,7 @@ def test_a_workspace_without_documents_gets_the_grid_and_a_note(tmp_path: Path) 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="contextgrid report")
     REPORT.configure(parser)
+    add_limit_options(parser)  # as the command line's parser adds them to every command that reads files
     return parser.parse_args(argv)
 
 
