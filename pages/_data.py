@@ -61,7 +61,7 @@ from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
 from contextgrid.workspace.model import Workspace
-from pages._loading import Snapshot, Source, results, snapshot, workspace
+from pages._loading import Snapshot, Source, at_version, results, snapshot, workspace
 from pages._uploads import Upload
 
 P = ParamSpec("P")
@@ -143,10 +143,12 @@ def guard(action: Callable[[], T], *, source: Source | None = None) -> T:
         st.stop()
 
 
-def usable_workspace(source: Source) -> Workspace:
-    """The configurations of ``source`` that could be read, once scored; those that could not are listed above
+def usable_workspace(given: Source | Snapshot) -> Workspace:
+    """The configurations of ``given`` that could be read, once scored; those that could not are listed above
     the page with their errors (every page shows the rest). Stops the page when none could be read."""
-    scored = guard(lambda: results(source, snapshot(source).version), source=source)
+    at = at_version(given)
+    source = at.source
+    scored = guard(lambda: results(at.source, at.version), source=source)
     if scored.unreadable:
         failed = len(scored.unreadable)
         lines = "\n".join(f"- **{md(name)}**: {md(shown(error, source))}" for name, error in scored.unreadable.items())

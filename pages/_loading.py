@@ -105,9 +105,15 @@ def cached_workspace(source: Source, version: str) -> Workspace:
     return load_workspace(source, within=confinement(source), max_bytes=max_bytes)
 
 
-def declared(source: Source) -> Workspace:
+def at_version(source: Source | Snapshot) -> Snapshot:
+    """``source`` at the version of its content now, or the snapshot given: a page fingerprints a folder once."""
+    return source if isinstance(source, Snapshot) else snapshot(source)
+
+
+def declared(source: Source | Snapshot) -> Workspace:
     """The workspace of ``source`` as declared, before any file is read: every configuration, readable or not."""
-    return cached_workspace(source, version(source))
+    at = at_version(source)
+    return cached_workspace(at.source, at.version)
 
 
 def workspace(source: Source) -> Workspace:
@@ -144,6 +150,7 @@ def results(source: Source, version: str) -> Scored:
         raise
 
 
-def scored(source: Source) -> bool:
+def scored(source: Source | Snapshot) -> bool:
     """Whether every configuration of ``source`` is scored (or failed to be), starting the scoring if need be."""
-    return scoring(source, version(source)).done()
+    at = at_version(source)
+    return scoring(at.source, at.version).done()

@@ -19,13 +19,15 @@ from pages import _data, _loading, _state
 st.title("Overview")
 source = _data.chosen_source(__file__)
 
-declared = _data.guard(lambda: _loading.declared(source), source=source)
+# One version of the folder's content for the whole run: each fingerprint walks every file.
+at = _data.guard(lambda: _loading.snapshot(source), source=source)
+declared = _data.guard(lambda: _loading.declared(at), source=source)
 caption = st.empty()
-if not _data.guard(lambda: _loading.scored(source), source=source):
+if not _data.guard(lambda: _loading.scored(at), source=source):
     # Only a line while the runs are read: on two cores, drawing more now would slow the scoring it waits for.
     caption.caption(f"Scoring {len(declared.configs)} configurations …")
-workspace = _data.usable_workspace(source)
-grid = _data.guard(lambda: _data.grid(source), source=source)
+workspace = _data.usable_workspace(at)
+grid = _data.guard(lambda: _data.grid(at), source=source)
 caption.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
 
 table, heatmap, pivot, curves, causes = st.tabs(
