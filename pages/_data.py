@@ -61,6 +61,7 @@ from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
 from contextgrid.workspace.model import Workspace
+from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
 from pages._loading import Snapshot, Source, at_version, results, snapshot, workspace
 from pages._uploads import Upload
 
@@ -545,9 +546,16 @@ def question_waste(at: Snapshot, question: str, configs: tuple[str, ...], k: int
     return QuestionWaste(chunks, wastes, waste_frame(wastes))
 
 
+@cached(max_entries=8)
+def summary(at: Snapshot, config: str, k: int, baseline: str) -> ConfigurationSummary:
+    """The report's first screen on ``config`` at ``k``, against the best and ``baseline``."""
+    return configuration_summary(at.workspace, config, k=k, baseline=baseline)
+
+
 @cached(max_entries=4)
-def report(at: Snapshot, config: str, k: int) -> str:
-    """The HTML report on ``config``: its grid, the waste views at ``k`` and its worst questions."""
+def report(at: Snapshot, config: str, k: int, baseline: str) -> str:
+    """The HTML report on ``config``: its summary against ``baseline``, the waste views at ``k``, its worst
+    questions."""
     from contextgrid.render.report import build_report
 
-    return build_report(at.workspace, config, k=k)
+    return build_report(at.workspace, config, k=k, baseline=baseline)

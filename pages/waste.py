@@ -126,11 +126,20 @@ if against.open:
         st.dataframe(summary.style.format("{:.3f}"), width="stretch")
 if report.open:
     with report:
-        config = _state.choose("Configuration to report on", names, "config")
-        st.caption(f"One HTML file about {md(config)}: its grid, the waste views at k={k} and its worst questions.")
+        left, right = st.columns(2)
+        config = _state.choose("Configuration to report on", names, "config", container=left)
+        baseline = _state.choose("Baseline", names, "b", container=right)
+        first_screen = _data.guard(lambda: _data.summary(source, config, k, baseline), source=source)
+        st.caption(
+            f"One HTML file about {md(config)}. It opens with this summary, then the waste views at k={k}, the "
+            "metric@k grid and the worst questions, drawn over their documents."
+        )
+        for sentence in (first_screen.verdict(), first_screen.waste(), first_screen.failures()):
+            if sentence:
+                st.markdown(md(sentence))
         st.download_button(
             f"Download the report of {config}",
-            lambda: _data.report(source, config, k),
+            lambda: _data.report(source, config, k, baseline),
             file_name=f"{config}-report.html",
             mime="text/html",
             key="report",

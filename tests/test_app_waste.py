@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
 from contextgrid.evidence.waste import measure_waste
+from contextgrid.render.markup import escape_markdown
+from contextgrid.workspace.summary import configuration_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,6 +86,11 @@ def test_each_view_runs_only_when_its_tab_is_open(swept: Path) -> None:
     assert [button.label for button in app.get("download_button")] == [
         f"Download the report of {cg.load_workspace(swept).names[0]}"
     ]
+    # The report's first screen, as the report words it.
+    summary = configuration_summary(cg.load_workspace(swept), first, k=3)
+    shown = [block.value for block in app.markdown]
+    assert escape_markdown(summary.verdict()) in shown
+    assert escape_markdown(summary.failures() or "") in shown
 
 
 def test_a_workspace_without_documents_says_what_the_view_needs(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import html
 import re
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from contextgrid.cli.report import COMMAND as REPORT
 from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
-from contextgrid.render.report import build_report
+from contextgrid.render.report import DRAWN, build_report
+from contextgrid.workspace.summary import configuration_summary
 from contextgrid.workspace.sweep import sweep, sweep_grid
 
 HOSTILE = '<script>window.__pwned = 1</script> & "quotes"'
@@ -67,14 +69,32 @@ def test_report_states_the_share_of_gold_and_lists_the_worst_question_first(work
         item.id: measure_waste(item, [chunks[c] for c in workspace.run(config).get(item.id, ())[:3]]) for item in items
     }
     share = sum(w.gold_retrieved for w in wastes.values()) / sum(w.retrieved_total for w in wastes.values())
-    assert f"of the characters retrieved, {share:.1%} were gold evidence" in page
+    assert f"of all it retrieves, {share:.1%} is gold evidence" in page
     worst = min(wastes, key=lambda q: (wastes[q].character_recall, wastes[q].character_precision, q))
     table = page.split("<h2>Worst questions</h2>")[1]
     first_row = re.search(r"<tr><td>([^<]+)</td>", table.split("</tr>", 1)[1])
     assert first_row is not None
     assert first_row.group(1) == worst
-    assert f"The worst question, drawn: {worst}" in page
-    assert page.count("Plotly.newPlot") == 3
+    assert f"A worst question, drawn: {worst}" in page
+    assert page.count("Plotly.newPlot") == 4
+
+
+def test_report_opens_with_the_summary_and_carries_plotly_js_once(workspace: cg.Workspace) -> None:
+    config, baseline = workspace.names[1], workspace.names[0]
+    page = build_report(workspace, config, k=3, baseline=baseline)
+    summary = configuration_summary(workspace, config, k=3, baseline=baseline)
+    first_screen = page.split("</section>")[0]
+    assert "<h2>" not in first_screen  # nothing comes before the summary but the title
+    assert f'<p class="lead">{html.escape(summary.verdict())}</p>' in first_screen
+    for sentence in (summary.waste(), summary.failures()):
+        assert sentence is not None
+        assert f"<p>{html.escape(sentence)}</p>" in first_screen
+    assert '<div id="figure-causes"' in first_screen
+    # plotly.js (its licence banner) once, in the head; no figure carries its own copy.
+    assert page.count("plotly.js v") == 1
+    assert page.index("plotly.js v") < page.index("</head>")
+    drawn = re.findall(r"<h2>A worst question, drawn: ([^<]+)</h2>", page)
+    assert len(drawn) == min(DRAWN, len(workspace.questions))
 
 
 def test_report_escapes_every_piece_of_user_text(workspace: cg.Workspace) -> None:
@@ -112,6 +132,10 @@ def test_the_command_writes_the_report_and_refuses_to_overwrite(
     with pytest.raises(OutputExistsError, match="pass --force"):
         REPORT.run(parse(str(workspace.root), "--config", config, "-o", str(output)))
     assert REPORT.run(parse(str(workspace.root), "--config", config, "-o", str(output), "--force")) == 0
+    other = workspace.names[1]
+    argv = ["--config", config, "-o", str(output), "--force", "--baseline", other, "--metric", "ndcg"]
+    assert REPORT.run(parse(str(workspace.root), *argv)) == 0
+    assert output.read_text() == build_report(workspace, config, k=5, metric="ndcg", baseline=other)
     with pytest.raises(ContextGridError, match="no configuration named 'nope'"):
         REPORT.run(parse(str(workspace.root), "--config", "nope", "-o", str(tmp_path / "other.html")))
     assert not (tmp_path / "other.html").exists()

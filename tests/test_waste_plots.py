@@ -113,11 +113,17 @@ def test_rank_heatmap_draws_the_worst_questions_and_counts_the_rest() -> None:
         }
     )
     figure = rank_heatmap(table, 2)
-    assert list(figure.data[0].y) == questions[:WORST_SHOWN]
+    # q000 holds none: its row would read 0 only, so it is counted, not drawn.
+    assert list(figure.data[0].y) == questions[1 : WORST_SHOWN + 1]
     assert f"the {WORST_SHOWN} of 500 questions" in figure.layout.title.text
-    assert f"{500 - WORST_SHOWN} more not drawn" in figure.layout.title.text
-    assert "1 hold none of it" in figure.layout.title.text
+    assert f"{499 - WORST_SHOWN} more not drawn" in figure.layout.title.text
+    assert "1 hold none of it (not drawn)" in figure.layout.title.text
     assert figure.layout.height <= SCREEN
+    nothing = rank_heatmap(table.assign(coverage=0.0), 2)
+    assert list(nothing.data[0].y) == questions[:WORST_SHOWN]
+    assert f"no question's top 2 holds any of its gold; the first {WORST_SHOWN} of 500 drawn" in (
+        nothing.layout.title.text
+    )
 
 
 def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:

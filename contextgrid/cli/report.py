@@ -22,11 +22,21 @@ def _cutoff(text: str) -> int:
 
 
 def _configure_report(parser: argparse.ArgumentParser) -> None:
-    """Add ``contextgrid report``'s arguments: ``WORKSPACE --config NAME -o FILE [--k K] [--force]``."""
+    """Add ``contextgrid report``'s arguments:
+    ``WORKSPACE --config NAME -o FILE [--k K] [--metric METRIC] [--baseline NAME] [--force]``."""
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
     parser.add_argument("--config", required=True, metavar="NAME", help="the configuration to report on")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
     parser.add_argument("--k", type=_cutoff, default=5, metavar="K", help="cut-off for the waste views (default: 5)")
+    parser.add_argument(
+        "--metric",
+        default="recall",
+        metavar="METRIC",
+        help="the metric that ranks the configurations and that the summary's paired tests compare (default: recall)",
+    )
+    parser.add_argument(
+        "--baseline", metavar="NAME", help="the configuration to compare with (default: the workspace's first)"
+    )
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
 
 
@@ -37,7 +47,8 @@ def _run_report(args: argparse.Namespace) -> int:
     output: Path = args.output
     if output.exists() and not args.force:
         raise OutputExistsError(f"{output} exists; pass --force to replace it")
-    page = build_report(load_workspace(args.workspace, **limits(args)), args.config, k=args.k)
+    workspace = load_workspace(args.workspace, **limits(args))
+    page = build_report(workspace, args.config, k=args.k, metric=args.metric, baseline=args.baseline)
     output.write_text(page, encoding="utf-8")
     print(f"wrote {output} ({len(page.encode()):,} bytes)", file=sys.stdout)
     return 0

@@ -202,8 +202,9 @@ def _share_heatmap(z: Any, x: list[str], rows: list[object], hover: Any, templat
 
 def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | None = None, config: str = "") -> Any:
     """Question × rank: the fraction of each question's gold evidence the chunk at that rank holds, for the
-    :data:`WORST_SHOWN` questions whose top ``k`` hold the least of it (ties by id); the subtitle counts the
-    questions left out and those that got none of their gold.
+    :data:`WORST_SHOWN` questions whose top ``k`` hold the least of it but not none (ties by id); the
+    subtitle counts the questions whose top ``k`` hold none, which are not drawn (their rows would all read
+    0), and the others left out. When no question's top ``k`` holds any gold, the first of them are drawn.
 
     ``retrieved`` is :func:`contextgrid.evidence.run_waste.retrieved_table`'s result;
     hover shows the chunk id and an excerpt of its text.
@@ -215,7 +216,9 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
     matrix = coverage_by_rank(retrieved, k, questions=questions)
     held = matrix.fillna(0.0).sum(axis=1)
     order = sorted(range(len(matrix)), key=lambda row: (float(held.iloc[row]), str(matrix.index[row])))
-    worst = matrix.iloc[order[:WORST_SHOWN]]
+    none = int((held == 0).sum())
+    some = order[none:] or order
+    worst = matrix.iloc[some[:WORST_SHOWN]]
     lookup = {(row.question, row.rank): row for row in retrieved.itertuples(index=False)}
     hover = [
         [
@@ -238,13 +241,15 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
         )
     )
     suffix = f" ({html.escape(config)})" if config else ""
-    left_out = len(matrix) - len(worst)
-    none = int((held == 0).sum())
-    subtitle = (
-        f"the {len(worst)} of {len(matrix)} questions whose top {k} hold the least gold"
-        + (f"; {left_out} more not drawn" if left_out else "")
-        + f"; {none} hold none of it"
-    )
+    if none == len(matrix):
+        subtitle = f"no question's top {k} holds any of its gold; the first {len(worst)} of {len(matrix)} drawn"
+    else:
+        left_out = len(some) - len(worst)
+        subtitle = (
+            f"the {len(worst)} of {len(matrix)} questions whose top {k} hold the least gold, but some"
+            + (f"; {left_out} more not drawn" if left_out else "")
+            + f"; {none} hold none of it (not drawn)"
+        )
     figure.update_layout(
         title=f"Gold held at each rank{suffix}<br><sup>{subtitle}</sup>",
         xaxis={"title": "rank", "type": "category"},

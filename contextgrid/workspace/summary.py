@@ -1,0 +1,253 @@
+"""The one-screen summary of a configuration for people who will not open the dashboard: the chosen
+configuration against the best and the baseline, whether the differences are real, how much of what it
+retrieves is waste, and where its questions fail.
+
+:func:`configuration_summary` computes it from a workspace; the record's sentences are plain text, which the
+report (:func:`contextgrid.render.report.build_report`) and the dashboard escape for their markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from contextgrid.analysis.causes import CAUSES, cause_counts
+from contextgrid.analysis.questions import shared_scores
+from contextgrid.core.checks import check_k
+from contextgrid.core.errors import parameter_error
+from contextgrid.metrics.base import METRICS
+from contextgrid.significance.compare import compare_pair
+from contextgrid.significance.comparisons import PairedComparison
+from contextgrid.workspace.causes import failure_causes
+from contextgrid.workspace.waste import configuration_waste
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from contextgrid.workspace.model import Workspace
+
+__all__ = ["HEADLINE_METRICS", "ConfigurationSummary", "configuration_summary"]
+
+HEADLINE_METRICS = ("recall", "mrr", "ndcg")
+"""The chunk-level metrics of a summary's headline table, beside the one it ranks by."""
+
+_FAILURES = {
+    "split": "have their evidence split over chunks that each hold too little of it",
+    "ranked_low": "have a relevant chunk ranked below {k}",
+    "not_retrieved": "retrieve nothing relevant at any depth",
+}
+"""How each retrieval failure reads in a sentence, in the rule order of the causes."""
+
+
+_APART = (("no_gold", "with no gold evidence"), ("unresolved", "whose gold is not in the documents"))
+"""The questions that are no retrieval failure, and how they read."""
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigurationSummary:
+    """One configuration's summary (:func:`configuration_summary` builds it).
+
+    ``headline`` has one row per distinct configuration of (``config``, ``best``, ``baseline``), in that order,
+    with a ``role`` column and the numbers: ``metric@k`` for the ranking metric and
+    :data:`HEADLINE_METRICS`, then, when the workspace has the evidence, ``character_recall``,
+    ``share_gold`` and ``retrieved_total`` (mean characters retrieved per question). ``against_best`` and
+    ``against_baseline`` are paired tests of ``config`` (as ``a``) against the other, ``None`` where they
+    are the same configuration. ``causes`` counts the questions of the headline's configurations by cause
+    (:func:`~contextgrid.analysis.causes.cause_counts`' table, same rows), or is ``None`` without the evidence.
+    """
+
+    config: str
+    best: str
+    baseline: str
+    metric: str
+    k: int
+    configurations: int
+    headline: pd.DataFrame
+    against_best: PairedComparison | None
+    against_baseline: PairedComparison | None
+    causes: pd.DataFrame | None
+
+    def __post_init__(self) -> None:
+        for name in ("config", "best", "baseline"):
+            value = getattr(self, name)
+            if value not in self.headline.index:
+                raise parameter_error("ConfigurationSummary", name, "a configuration of the headline table", value)
+        if self.causes is not None and (
+            list(self.causes.columns) != list(CAUSES) or list(self.causes.index) != list(self.headline.index)
+        ):
+            raise parameter_error(
+                "ConfigurationSummary", "causes", "cause_counts' table of the headline's configurations", self.causes
+            )
+
+    @property
+    def label(self) -> str:
+        """The ranking metric at the cut-off, e.g. ``recall@5``."""
+        return f"{self.metric}@{self.k}"
+
+    def score(self, name: str) -> float:
+        """``name``'s ``metric@k``."""
+        return float(self.headline[self.label].to_numpy(dtype=float)[self.headline.index.get_loc(name)])
+
+    def verdict(self) -> str:
+        """Where ``config`` stands: its score, the best's and the baseline's, and whether each gap is real."""
+        score = self.score(self.config)
+        parts = [f"{self.config} scores {self.label} = {score:.3f}."]
+        if self.against_best is None:
+            parts.append(f"It is the best of the {self.configurations} configurations.")
+        else:
+            parts.append(
+                f"The best of the {self.configurations} configurations is {self.best}, at "
+                f"{self.score(self.best):.3f}: {_gap(self.against_best)}."
+            )
+        if self.against_baseline is None:
+            parts.append("It is the baseline.")
+        else:
+            parts.append(
+                f"Against the baseline {self.baseline}, at {self.score(self.baseline):.3f}: "
+                f"{_gap(self.against_baseline)}."
+            )
+        return " ".join(parts)
+
+    def waste(self) -> str | None:
+        """One sentence on how much of what ``config`` retrieves is gold evidence; ``None`` without evidence."""
+        if "share_gold" not in self.headline.columns:
+            return None
+        row = self.headline.loc[self.config]
+        share = row["share_gold"]
+        return (
+            f"{self.config} retrieves {row['retrieved_total']:,.0f} characters per question on average at "
+            f"k = {self.k}; of all it retrieves, {share:.1%} is gold evidence, so {1 - share:.1%} of what reaches "
+            "the model is waste."
+        )
+
+    def failures(self) -> str | None:
+        """One sentence on where ``config``'s questions fail, by cause; ``None`` without the evidence."""
+        if self.causes is None:
+            return None
+        row = self.causes.index.get_loc(self.config)
+        counts = dict(zip(CAUSES, self.causes.to_numpy(dtype=int)[row].tolist(), strict=True))
+        asked = sum(counts.values())
+        answerable = asked - counts["no_gold"] - counts["unresolved"]
+        failing = sum(counts[cause] for cause in _FAILURES)
+        text = f"{counts['hit']:,} of {_count(answerable, 'answerable question')} find gold in the top {self.k}"
+        if failing:
+            reasons = [
+                f"{counts[cause]:,} {phrase.format(k=self.k)}" for cause, phrase in _FAILURES.items() if counts[cause]
+            ]
+            text += f"; of the {failing:,} that fail, " + ", ".join(reasons[:-1])
+            text += f"{' and ' if len(reasons) > 1 else ''}{reasons[-1]}"
+        notes = [
+            f"{_count(counts[cause], 'question')} {what}"
+            for cause, what in (
+                ("no_gold", "with no gold evidence"),
+                ("unresolved", "whose gold is not in the documents"),
+            )
+            if counts[cause]
+        ]
+        if notes:
+            text += f" ({' and '.join(notes)}, not counted)"
+        return text + "."
+
+
+def _gap(comparison: PairedComparison) -> str:
+    """The difference ``a - b`` with its interval, and whether the paired test finds it real."""
+    interval = (
+        ""
+        if comparison.ci_low is None or comparison.ci_high is None
+        else f" ({comparison.confidence:.0%} interval {comparison.ci_low:+.3f} to {comparison.ci_high:+.3f})"
+    )
+    verdict = "significant" if comparison.p_value < comparison.alpha else "not significant, it may be chance"
+    return (
+        f"a difference of {comparison.difference:+.3f}{interval}, {verdict} ({comparison.test} test on "
+        f"{comparison.n_questions:,} questions, p = {comparison.p_value:.2g})"
+    )
+
+
+def configuration_summary(
+    workspace: Workspace,
+    config: str,
+    *,
+    k: int = 5,
+    metric: str = "recall",
+    baseline: str | None = None,
+) -> ConfigurationSummary:
+    """The summary of configuration ``config`` of ``workspace`` at cut-off ``k``.
+
+    Parameters
+    ----------
+    workspace : Workspace
+    config : str
+        The configuration the summary is about.
+    k : int, keyword-only
+        The cut-off, at least 1.
+    metric : str, keyword-only
+        The registered metric that ranks the configurations (the best is the highest ``metric@k``, the first
+        in manifest order among equals) and that the paired tests compare.
+    baseline : str, keyword-only
+        The configuration to compare with; by default the workspace's first, as on the Compare page.
+
+    Each paired test is a permutation test (10,000 sign flips, seed 0) of ``config`` against one other
+    configuration on the questions both score, with a bootstrap interval of the mean difference; it is one
+    comparison, so no correction applies.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> summary = configuration_summary(load_workspace(SAMPLE), "bm25-recursive-200-0", k=5)
+    >>> summary.best, summary.baseline, list(summary.headline["role"])
+    ('bm25-recursive-2000-0', 'bm25-recursive-200-0', ['chosen, baseline', 'best'])
+    """
+    import pandas as pd
+
+    function = "configuration_summary"
+    cutoff = check_k(k, function=function)
+    workspace.config(config)  # an unknown name raises, naming the available ones
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise parameter_error(function, "metric", f"a registered metric, one of {sorted(METRICS)}", metric)
+    base = workspace.names[0] if baseline is None else baseline
+    if not isinstance(base, str):
+        raise parameter_error(function, "baseline", "a configuration name (str) or None", base)
+    workspace.config(base)
+    label = f"{metric}@{cutoff}"
+    metrics = list(dict.fromkeys([metric, *HEADLINE_METRICS]))
+    grid = workspace.evaluate(ks=[cutoff], metrics=metrics).to_dataframe()
+    ranking = grid[label]
+    best = str(ranking.index[int(ranking.to_numpy().argmax())])
+    names = list(dict.fromkeys([config, best, base]))
+    roles: dict[str, list[str]] = {name: [] for name in names}
+    for role, name in (("chosen", config), ("best", best), ("baseline", base)):
+        roles[name].append(role)
+    headline = grid.loc[names, [f"{name}@{cutoff}" for name in metrics]]
+    missing = workspace.missing_evidence(names)
+    causes = None
+    if not missing:
+        waste = configuration_waste(workspace, cutoff).loc[names]
+        headline = pd.concat([headline, waste[["character_recall", "share_gold", "retrieved_total"]]], axis=1)
+        causes = cause_counts(failure_causes(workspace, k=cutoff, configs=names))
+    headline.insert(0, "role", [", ".join(roles[name]) for name in names])
+    headline.index.name = "config"
+    per_question = workspace.per_query(metric, cutoff)
+
+    def against(other: str) -> PairedComparison | None:
+        if other == config:
+            return None
+        scores = shared_scores(per_question, [config, other])
+        return compare_pair(scores[config], scores[other], names=(config, other), seed=0)
+
+    return ConfigurationSummary(
+        config=config,
+        best=best,
+        baseline=base,
+        metric=metric,
+        k=cutoff,
+        configurations=len(workspace.names),
+        headline=headline,
+        against_best=against(best),
+        against_baseline=against(base),
+        causes=causes,
+    )
