@@ -1,5 +1,5 @@
 """contextgrid's dashboard: `streamlit run app.py [-- --workspace DIR] [--allow-folders DIR ...]
-[--max-session-mb MB] [--max-expanded-mb MB]`.
+[--max-session-mb MB] [--max-expanded-mb MB] [--max-ratio N]`.
 
 Run as Streamlit's script, it lays out the data source in the sidebar and
 routes to the pages in pages/; the pages read the chosen source from the
@@ -68,9 +68,10 @@ def _uploaded_source() -> Upload | None:
     from pages import _server, _uploads
 
     limit, server = st.get_option("server.maxUploadSize"), _server.settings()
+    expands = "" if server.max_ratio is None else f", a gzip file expanding at most {server.max_ratio} times"
     st.caption(
         f"Each file up to {limit} MB, {server.session_mb} MB in all, and up to {server.expanded_mb} MB once "
-        "decompressed. Uploads stay with this session and are deleted when it ends."
+        f"decompressed{expands}. Uploads stay with this session and are deleted when it ends."
     )
     qrels = st.file_uploader("Qrels", key="upload_qrels")
     runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")

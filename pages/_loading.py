@@ -90,8 +90,9 @@ def cached_workspace(source: Source, version: str) -> Workspace:
 
     A folder other than the server's own is opened only if the server may open it, and its manifest may name
     files only inside it and the allowed folders (:func:`~pages._server.confinement`). Every file is read within
-    the server's ``--max-expanded-mb``: one past it is its configuration's error, and the rest are shown."""
-    max_bytes = settings().max_bytes
+    the server's ``--max-expanded-mb`` and ``--max-ratio``: one past them is its configuration's error, and the rest
+    are shown."""
+    server = settings()
     if isinstance(source, Upload):
         return workspace_from_files(
             "uploaded",
@@ -100,9 +101,10 @@ def cached_workspace(source: Source, version: str) -> Workspace:
             documents=source.documents,
             chunks=source.chunks,
             questions=source.questions,
-            max_bytes=max_bytes,
+            max_bytes=server.max_bytes,
+            max_ratio=server.max_ratio,
         )
-    return load_workspace(source, within=confinement(source), max_bytes=max_bytes)
+    return load_workspace(source, within=confinement(source), max_bytes=server.max_bytes, max_ratio=server.max_ratio)
 
 
 def at_version(source: Source | Snapshot) -> Snapshot:

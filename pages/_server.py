@@ -1,13 +1,13 @@
 """What the server was started with: ``streamlit run app.py -- [--workspace DIR] [--allow-folders DIR ...]
-[--max-session-mb MB] [--max-expanded-mb MB]``.
+[--max-session-mb MB] [--max-expanded-mb MB] [--max-ratio N]``.
 
 The dashboard is shared by everyone who can reach it, so it opens no folder of
 the host a visitor names unless the server was started with the folders it
 may open (``contextgrid app --allow-folders DIR``), and then only under them;
 the workspace it was started on is always open. Each session may upload
 ``--max-session-mb`` in all, and every file the dashboard reads may hold
-``--max-expanded-mb`` once decompressed (``contextgrid app`` passes its own
-options on).
+``--max-expanded-mb`` once decompressed and, gzip-compressed, expand at most
+``--max-ratio`` times (``contextgrid app`` passes its own options on).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextgrid.cli.app import DEFAULT_EXPANDED_MB, DEFAULT_SESSION_MB
+from contextgrid.cli.commands import ratio_option
 from contextgrid.core.errors import AccessDeniedError
+from contextgrid.io.files import DEFAULT_MAX_RATIO
 from contextgrid.workspace.access import allowed_path
 from pages._uploads import is_upload_folder
 
@@ -28,12 +30,14 @@ HOW = "the server opens only folders under those it was started with (contextgri
 @dataclass(frozen=True, slots=True)
 class Settings:
     """The workspace the server shows first, the folders a visitor may open (none: no folder source), what a
-    session may upload in all and what a file may hold once decompressed (both in megabytes, 2**20 bytes)."""
+    session may upload in all and what a file may hold once decompressed (both in megabytes, 2**20 bytes), and how
+    many times a gzip file may expand (``None``: no limit)."""
 
     workspace: str
     allowed: tuple[str, ...]
     session_mb: int = DEFAULT_SESSION_MB
     expanded_mb: int = DEFAULT_EXPANDED_MB
+    max_ratio: int | None = DEFAULT_MAX_RATIO
 
     @property
     def max_bytes(self) -> int:
@@ -50,12 +54,14 @@ def settings() -> Settings:
     parser.add_argument("--allow-folders", nargs="*", default=[])
     parser.add_argument("--max-session-mb", type=int, default=DEFAULT_SESSION_MB)
     parser.add_argument("--max-expanded-mb", type=int, default=DEFAULT_EXPANDED_MB)
+    parser.add_argument("--max-ratio", type=ratio_option, default=DEFAULT_MAX_RATIO)
     known, _ = parser.parse_known_args(sys.argv[1:])
     return Settings(
         str(known.workspace),
         tuple(str(Path(folder).resolve()) for folder in known.allow_folders),
         known.max_session_mb,
         known.max_expanded_mb,
+        known.max_ratio,
     )
 
 

@@ -1,11 +1,13 @@
-"""Reading costs what the limits allow, not what a file expands to: gzip bombs, enormous lines and files past
-``max_bytes`` are refused as soon as a limit is passed, naming the file, the limit and how to raise it."""
+"""Reading costs what the limits allow, not what a file expands to: gzip bombs, enormous lines, files past
+``max_bytes`` and gzip files expanding past ``max_ratio`` are refused as soon as a limit is passed, naming the file,
+the limit and how to raise it."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -21,6 +23,7 @@ import contextgrid as cg
 from contextgrid.io import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_RATIO,
     read_answers,
     read_chunks,
     read_documents,
@@ -29,15 +32,22 @@ from contextgrid.io import (
     read_run,
     write_run,
 )
-from contextgrid.io.files import Source, parse_size
+from contextgrid.io.files import RATIO_FLOOR, Source, parse_ratio, parse_size
 from contextgrid.workspace.builder import workspace_from_files
 from contextgrid.workspace.manifest import load_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 MIB = 1 << 20
 LINE = b"q1 Q0 c1 1 0.5 x\n"
-SIZE_HINT = "to read it, raise the limit with max_bytes= (on the command line, --max-bytes)"
+SIZE_HINT = (
+    "to read it, raise the limit with max_bytes= (on the command line, --max-bytes; for the dashboard, contextgrid app "
+    "--max-expanded-mb)"
+)
 LINE_HINT = "to read it, raise the limit with max_line_bytes= (on the command line, --max-line-bytes)"
+RATIO_HINT = (
+    "to read it, raise the limit with max_ratio= (on the command line, --max-ratio; for the dashboard, contextgrid app "
+    "--max-ratio), or lift it with max_ratio=None (--max-ratio off)"
+)
 
 
 def bomb(path: Path, size: int, pattern: bytes = b"\0") -> Path:
@@ -98,6 +108,37 @@ def test_a_gzip_bomb_of_short_lines_is_refused_once_past_max_bytes(tmp_path: Pat
     )
     assert seconds < 2
     assert peak < 24 * MIB
+
+
+def test_a_gzip_bomb_of_short_lines_is_refused_for_its_expansion_once_past_the_floor(tmp_path: Path) -> None:
+    path = bomb(tmp_path / "lines.trec.gz", 256 * MIB, LINE)
+    message, seconds, peak = refusal(lambda: read_run(path))
+    found = re.fullmatch(
+        rf"{re.escape(str(path))}: expected to expand at most 100 times once decompressed \(the limit max_ratio=100\), "
+        rf"got (\d+) times: 64 MiB from the first ([0-9.]+) KiB of the file; {re.escape(RATIO_HINT)}",
+        message,
+    )
+    assert found is not None, message
+    # The file as a whole expands about 400 times; gzip has read a little ahead of what it decompressed.
+    assert 300 < int(found.group(1)) <= (256 * MIB) // path.stat().st_size
+    assert seconds < 2
+    assert peak < RATIO_FLOOR + 24 * MIB  # the blocks read up to the floor, and one being decompressed
+
+
+def test_the_expansion_limit_can_be_raised_or_lifted_and_spares_small_files(tmp_path: Path) -> None:
+    path = bomb(tmp_path / "lines.trec.gz", 80 * MIB, LINE)
+    whole = 80 * (MIB // len(LINE)) * len(LINE)  # the bomb's blocks are whole lines
+    assert len(Source(path, max_ratio=1000).data) == whole
+    assert len(Source(path, max_ratio=None).data) == whole
+    message = refusal(lambda: read_run(path, max_ratio=None, max_bytes=70 * MIB))[0]
+    assert message.startswith(f"{path}: expected at most 70 MiB once decompressed")
+    # Below the floor a file may compress as well as it likes: 16 MiB that gzip made a thousandth of that.
+    small = bomb(tmp_path / "small.trec.gz", 16 * MIB, LINE)
+    assert len(Source(small, max_ratio=1).data) == whole // 5
+    plain = tmp_path / "plain.trec"
+    plain.write_bytes(LINE)
+    assert read_run(plain, max_ratio=1)["q1"] == ("c1",)  # an uncompressed file has no expansion to limit
+    assert (DEFAULT_MAX_RATIO, RATIO_FLOOR) == (100, 64 * MIB)
 
 
 def test_a_file_of_blank_lines_cannot_keep_the_reader_looking_for_content(tmp_path: Path) -> None:
@@ -189,6 +230,24 @@ def test_a_json_file_is_one_value_and_its_line_is_not_limited(tmp_path: Path) ->
     assert refusal(lambda: read_run(path, max_bytes=100))[0].startswith(f"{path}: expected at most 100 bytes")
 
 
+def test_a_parquet_file_is_refused_for_what_its_columns_expand_to_before_they_are_read(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "run.parquet"
+    rows = 20_000
+    # Long chunk ids that differ only at the end: 4 MiB of column data that zstd stores in some 50 KiB.
+    ids = ["c" * 200 + str(row) for row in range(rows)]
+    table = pa.table({"question_id": ["q1"] * rows, "chunk_id": ids, "rank": list(range(1, rows + 1))})
+    pq.write_table(table, path, compression="zstd", use_dictionary=False)
+    assert path.stat().st_size < 100_000
+    assert refusal(lambda: read_run(path, max_bytes=MIB))[0] == (
+        f"{path}: expected at most 1 MiB once decompressed (the limit max_bytes=1048576), got 4.2 MiB in its "
+        f"columns; {SIZE_HINT}"
+    )
+    assert read_run(path, max_bytes=8 * MIB)["q1"][:2] == (ids[0], ids[1])
+
+
 def test_documents_and_chunks_take_long_lines_and_questions_do_not(tmp_path: Path) -> None:
     text = "word " * (MIB // 2)  # 2.5 MiB: one document, one line
     documents = tmp_path / "documents.jsonl"
@@ -221,6 +280,12 @@ def test_limits_are_checked_as_parameters(tmp_path: Path) -> None:
     assert str(caught.value) == "The 'max_bytes' parameter of Source must be an int >= 1. Got 0 instead."
     with pytest.raises(cg.InvalidParameterError):
         Source(path, max_line_bytes=-1)
+    with pytest.raises(cg.InvalidParameterError) as caught:
+        read_run(path, max_ratio=0)
+    assert str(caught.value) == "The 'max_ratio' parameter of Source must be an int >= 1. Got 0 instead."
+    assert [parse_ratio(text) for text in ("100", "OFF", "1")] == [100, None, 1]
+    with pytest.raises(cg.InvalidParameterError):
+        parse_ratio("0")
     assert DEFAULT_MAX_BYTES == 1 << 30
     assert [parse_size(text) for text in ("100", "64KiB", "512m", "2 GiB")] == [100, 64 << 10, 512 << 20, 2 << 30]
     with pytest.raises(cg.InvalidParameterError):
@@ -287,12 +352,57 @@ def test_the_command_line_reads_within_max_bytes(capsys: pytest.CaptureFixture[s
         assert "expected at most 1 MiB once decompressed" in err
 
 
+def test_the_command_line_reads_within_max_ratio(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels.trec", bomb(tmp_path / "run.trec.gz", 80 * MIB, LINE)
+    qrels.write_text("q1 0 c1 2\n")
+    status, _, err = run_main(capsys, "evaluate", str(qrels), str(run))
+    assert status == 2
+    assert err.splitlines()[-1].startswith(
+        f"contextgrid: error: {run}: expected to expand at most 100 times once decompressed (the limit max_ratio=100)"
+    )
+    assert err.splitlines()[-1].endswith(RATIO_HINT)
+    status, _, err = run_main(capsys, "evaluate", str(qrels), str(run), "--max-ratio", "off", "--max-bytes", "70MiB")
+    assert status == 2
+    assert "expected at most 70 MiB once decompressed (the limit max_bytes=73400320)" in err
+    status, _, err = run_main(capsys, "evaluate", str(qrels), str(run), "--max-ratio", "0")
+    assert status == 2
+    assert err.splitlines()[-1] == (
+        "contextgrid: error: argument --max-ratio: expected a whole number of 1 or more, or off for no limit, got '0'"
+    )
+
+
+def test_the_import_command_reads_its_dump_within_the_limits(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    documents = tmp_path / "documents"
+    documents.mkdir()
+    (documents / "a.md").write_text("Refunds.")  # within the 16 bytes below: the dump is what they refuse
+    split = [{"page_content": "Refunds", "metadata": {"source": "a.md", "start_index": 0}}]
+    dump = tmp_path / "split.json.gz"
+    dump.write_bytes(gzip.compress(json.dumps(split).encode()))
+    command = ["import", "langchain", str(dump), "--documents", str(documents), "-o", str(tmp_path / "out")]
+    status, out, _ = run_main(capsys, *command)
+    assert (status, out) == (0, f"wrote 1 chunks to {tmp_path / 'out' / 'chunks.jsonl'}\n")
+    assert read_chunks(tmp_path / "out" / "chunks.jsonl")[0].text == "Refunds"
+    status, _, err = run_main(capsys, *command, "--force", "--max-bytes", "16")
+    assert status == 2
+    assert err.splitlines()[-1] == (
+        f"contextgrid: error: {dump}: expected at most 16 bytes once decompressed (the limit max_bytes=16), got more; "
+        f"{SIZE_HINT}"
+    )
+    spaces = bomb(tmp_path / "spaces.json.gz", 80 * MIB, b" ")
+    status, _, err = run_main(capsys, "import", "langchain", str(spaces), "--documents", str(documents), "-o", "x")
+    assert status == 2
+    assert err.splitlines()[-1].endswith(RATIO_HINT)
+
+
 @pytest.mark.parametrize("command", ["evaluate", "compare", "diagnose", "report", "answers", "sweep", "import"])
 def test_every_command_that_reads_files_has_the_limits(capsys: pytest.CaptureFixture[str], command: str) -> None:
     status, out, _ = run_main(capsys, command, "--help")
     assert status == 0
     assert "--max-bytes SIZE" in out
     assert "--max-line-bytes SIZE" in out
+    assert "--max-ratio N" in out
 
 
 # -- the dashboard -------------------------------------------------------------------------------------------------
@@ -305,15 +415,28 @@ def server_started_with(monkeypatch: pytest.MonkeyPatch, *options: str) -> None:
 def test_the_sidebar_states_the_upload_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     from streamlit.testing.v1 import AppTest
 
-    server_started_with(monkeypatch, "--max-session-mb", "300", "--max-expanded-mb", "512")
+    server_started_with(monkeypatch, "--max-session-mb", "300", "--max-expanded-mb", "512", "--max-ratio", "50")
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     app.query_params["source"] = "upload"
     app.run()
     assert not app.exception
     assert app.sidebar.caption[0].value == (
-        "Each file up to 200 MB, 300 MB in all, and up to 512 MB once decompressed. Uploads stay with this session "
-        "and are deleted when it ends."
+        "Each file up to 200 MB, 300 MB in all, and up to 512 MB once decompressed, a gzip file expanding at most "
+        "50 times. Uploads stay with this session and are deleted when it ends."
     )
+
+
+def test_the_dashboard_reads_every_workspace_within_its_servers_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pages import _loading, _uploads
+
+    source = _uploads.uploaded_source(
+        ("qrels.trec", b"q1 0 c1 2\n"), (("good.trec", LINE),), folder=(folder := _uploads.SessionFolder())
+    )
+    for options, limits in (([], (1 << 30, 100)), (["--max-expanded-mb", "2", "--max-ratio", "off"], (2 * MIB, None))):
+        server_started_with(monkeypatch, *options)
+        workspace = _loading.cached_workspace(source, f"version {options}")
+        assert (workspace.max_bytes, workspace.max_ratio) == limits
+    folder.remove()
 
 
 def test_uploads_past_the_session_limit_are_refused_before_any_is_stored() -> None:

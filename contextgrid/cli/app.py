@@ -9,10 +9,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from contextgrid.cli.commands import Subcommand
+from contextgrid.cli.commands import Subcommand, ratio_option
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.resources import shipped
-from contextgrid.io.files import DEFAULT_MAX_BYTES
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.workspace.manifest import load_workspace
 
 __all__ = ["COMMAND", "DEFAULT_EXPANDED_MB", "DEFAULT_SESSION_MB", "DEFAULT_UPLOAD_MB", "app_command", "app_script"]
@@ -108,6 +108,14 @@ def _configure_app(parser: argparse.ArgumentParser) -> None:
         help="the most one file the dashboard reads (an upload, a workspace's) may hold once decompressed, in "
         f"megabytes (default {DEFAULT_EXPANDED_MB})",
     )
+    parser.add_argument(
+        "--max-ratio",
+        type=ratio_option,
+        default=DEFAULT_MAX_RATIO,
+        metavar="N",
+        help="the most times a gzip file the dashboard reads may expand; off for no limit "
+        f"(default {DEFAULT_MAX_RATIO})",
+    )
 
 
 def app_command(
@@ -120,12 +128,14 @@ def app_command(
     max_upload_mb: int = DEFAULT_UPLOAD_MB,
     max_session_mb: int = DEFAULT_SESSION_MB,
     max_expanded_mb: int = DEFAULT_EXPANDED_MB,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> list[str]:
     """The command line that serves the dashboard on ``workspace``, listening on ``address`` only.
 
     Visitors may open workspace folders only under ``allow_folders`` (none by default), and upload files of up
     to ``max_upload_mb`` megabytes each, ``max_session_mb`` in all; every file the dashboard reads may hold up to
-    ``max_expanded_mb`` megabytes once decompressed.
+    ``max_expanded_mb`` megabytes once decompressed, and a gzip file may expand ``max_ratio`` times (``None``: no
+    limit).
 
     Examples
     --------
@@ -134,17 +144,17 @@ def app_command(
     >>> command[3:]  # doctest: +ELLIPSIS
     ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.maxUploadSize', '200', '--server.port', '8600',
      '--server.headless', 'true', '--', '--workspace', '/data/ws', '--max-session-mb', '1000',
-     '--max-expanded-mb', '1024']
+     '--max-expanded-mb', '1024', '--max-ratio', '100']
     >>> command[4] == str(app_script())
     True
     >>> app_command(Path("/data/ws"), allow_folders=[Path("/data")])[-3:]
-    ['1024', '--allow-folders', '/data']
+    ['100', '--allow-folders', '/data']
     """
     options = ["--server.address", address, "--server.maxUploadSize", str(max_upload_mb)]
     options += [] if port is None else ["--server.port", str(port)]
     options += ["--server.headless", "true"] if headless else []
     script = ["--workspace", str(workspace), "--max-session-mb", str(max_session_mb)]
-    script += ["--max-expanded-mb", str(max_expanded_mb)]
+    script += ["--max-expanded-mb", str(max_expanded_mb), "--max-ratio", "off" if max_ratio is None else str(max_ratio)]
     script += ["--allow-folders", *map(str, allow_folders)] if allow_folders else []
     return [sys.executable, "-m", "streamlit", "run", str(app_script()), *options, "--", *script]
 
@@ -166,6 +176,7 @@ def _run_app(args: argparse.Namespace) -> int:
         max_upload_mb=args.max_upload_mb,
         max_session_mb=args.max_session_mb,
         max_expanded_mb=args.max_expanded_mb,
+        max_ratio=args.max_ratio,
     )
     process = subprocess.Popen(command)
 

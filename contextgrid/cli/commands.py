@@ -11,12 +11,15 @@ from contextgrid.core.errors import InvalidParameterError, NameTakenError
 from contextgrid.io.files import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_RATIO,
     DOCUMENT_MAX_LINE_BYTES,
+    RATIO_FLOOR,
+    parse_ratio,
     parse_size,
     size_text,
 )
 
-__all__ = ["COMMANDS", "Subcommand", "add_limit_options", "limits", "register_command"]
+__all__ = ["COMMANDS", "Subcommand", "add_limit_options", "limits", "ratio_option", "register_command"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +55,17 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def ratio_option(text: str) -> int | None:
+    """``--max-ratio``'s value (:func:`~contextgrid.io.files.parse_ratio`), refused as argparse refuses a value."""
+    try:
+        return parse_ratio(text)
+    except InvalidParameterError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
-    """``--max-bytes`` and ``--max-line-bytes``, the limits every command that reads files reads them within."""
+    """``--max-bytes``, ``--max-ratio`` and ``--max-line-bytes``, the limits every command that reads files reads
+    them within."""
     group = parser.add_argument_group("limits", "every input file is refused as soon as it passes one of these")
     group.add_argument(
         "--max-bytes",
@@ -62,6 +74,14 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help=f"the most one file may hold, decompressed: bytes, or with KiB, MiB, GiB (default: "
         f"{size_text(DEFAULT_MAX_BYTES).replace(' ', '')})",
+    )
+    group.add_argument(
+        "--max-ratio",
+        type=ratio_option,
+        default=DEFAULT_MAX_RATIO,
+        metavar="N",
+        help=f"the most times a gzip file may expand, checked once {size_text(RATIO_FLOOR).replace(' ', '')} of it "
+        f"is read; off for no limit (default: {DEFAULT_MAX_RATIO})",
     )
     group.add_argument(
         "--max-line-bytes",
@@ -74,4 +94,4 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 def limits(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords that read a file (``read_run(path, **limits(args))``) or a workspace within ``args``' limits."""
-    return {"max_bytes": args.max_bytes, "max_line_bytes": args.max_line_bytes}
+    return {"max_bytes": args.max_bytes, "max_line_bytes": args.max_line_bytes, "max_ratio": args.max_ratio}

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from contextgrid.adapters import chunks_from_haystack, chunks_from_langchain, chunks_from_llamaindex
 from contextgrid.cli.commands import Subcommand, limits
-from contextgrid.core.errors import InputFileError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk
 from contextgrid.io import read_documents, write_chunks
+from contextgrid.io.files import Source
 
 __all__ = ["ADAPTERS", "COMMAND"]
 
@@ -31,27 +31,30 @@ ADAPTERS: dict[str, Adapter] = {
 def _configure_import(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("framework", choices=tuple(ADAPTERS), help="the framework that wrote DUMP")
     parser.add_argument(
-        "dump", type=Path, metavar="DUMP.json", help="a JSON list of the framework's chunks (their dumps)"
+        "dump", type=Path, metavar="DUMP.json", help="a JSON list of the framework's chunks (their dumps; .gz: gzip)"
     )
     parser.add_argument("--documents", type=Path, required=True, help="the documents the chunks come from")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the folder to write chunks.jsonl into")
     parser.add_argument("--force", action="store_true", help="replace OUT/chunks.jsonl if it exists")
 
 
-def _dump(path: Path) -> Sequence[Mapping[str, object]]:
+def _dump(path: Path, max_bytes: int, max_ratio: int | None) -> Sequence[Mapping[str, object]]:
+    """The dump's chunks, read within the limits: one JSON value, so its size is limited, not its lines."""
+    source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio)
+    source.check_utf8()
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(source.data.decode("utf-8"))
     except json.JSONDecodeError as error:
-        raise InputFileError(path, error.lineno, None, f"expected a JSON list of chunks ({error.msg})") from None
+        raise source.error(error.lineno, None, f"expected a JSON list of chunks ({error.msg})") from None
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-        raise InputFileError(path, None, None, "expected a JSON list of objects, one per chunk")
+        raise source.error(None, None, "expected a JSON list of objects, one per chunk")
     return value
 
 
 def _run_import(args: argparse.Namespace) -> int:
     texts = read_documents(args.documents, **limits(args))
     log = WarningLog()
-    chunks = ADAPTERS[args.framework](_dump(args.dump), texts, warnings=log)
+    chunks = ADAPTERS[args.framework](_dump(args.dump, args.max_bytes, args.max_ratio), texts, warnings=log)
     for entry in log:
         print(f"contextgrid: warning: {entry}", file=sys.stderr)
     args.output.mkdir(parents=True, exist_ok=True)

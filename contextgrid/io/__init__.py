@@ -8,9 +8,10 @@ row), the offending text and what was expected. No input file is modified.
 
 Every reader reads within limits, refusing a file as soon as one is passed:
 ``max_bytes`` on what a file holds once decompressed (:data:`DEFAULT_MAX_BYTES`,
-1 GiB) and ``max_line_bytes`` on each line of a file read as lines
-(:data:`DEFAULT_MAX_LINE_BYTES`, 1 MiB; :data:`DOCUMENT_MAX_LINE_BYTES`, 64 MiB,
-for documents and chunks).
+1 GiB), ``max_ratio`` on how many times a gzip file expands
+(:data:`DEFAULT_MAX_RATIO`, 100) and ``max_line_bytes`` on each line of a file
+read as lines (:data:`DEFAULT_MAX_LINE_BYTES`, 1 MiB;
+:data:`DOCUMENT_MAX_LINE_BYTES`, 64 MiB, for documents and chunks).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from contextgrid.io import delimited, jsonfile, jsonl, parquet, trec
 from contextgrid.io.answers import read_answers
 from contextgrid.io.corpus import write_chunks, write_documents, write_questions
 from contextgrid.io.documents import read_chunks, read_documents
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DOCUMENT_MAX_LINE_BYTES
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, DOCUMENT_MAX_LINE_BYTES
 from contextgrid.io.formats import FORMATS, SUFFIXES
 from contextgrid.io.questions import read_questions
 from contextgrid.io.runs import read_qrels, read_run, write_qrels, write_run
@@ -27,6 +28,7 @@ from contextgrid.io.runs import read_qrels, read_run, write_qrels, write_run
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "DEFAULT_MAX_RATIO",
     "DOCUMENT_MAX_LINE_BYTES",
     "FORMATS",
     "SUFFIXES",

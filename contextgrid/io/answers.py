@@ -17,21 +17,26 @@ import os
 
 from contextgrid.data.provenance import SourceLine
 from contextgrid.data.records import Answer, AnswerRecord
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_answers"]
 
 
 def read_answers(
-    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_line_bytes: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> tuple[AnswerRecord, ...]:
     """Read answers from JSON Lines ``{"question_id", "answer", "citations", "context_chunk_ids"}``.
 
     A malformed line, a citation that is not a passage number (1 or more),
     or a question answered twice is refused with an
     :class:`~contextgrid.core.errors.InputFileError`, as is a file that holds
-    more than ``max_bytes`` (1 GiB) or a line longer than ``max_line_bytes``
+    more than ``max_bytes`` (1 GiB), a gzip file that expands more than
+    ``max_ratio`` times (100) or a line longer than ``max_line_bytes``
     (1 MiB).
 
     Examples
@@ -48,7 +53,10 @@ def read_answers(
     1
     """
     source = Source(
-        path, max_bytes=max_bytes, max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+        path,
+        max_bytes=max_bytes,
+        max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
+        max_ratio=max_ratio,
     )
     records: dict[str, AnswerRecord] = {}
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'

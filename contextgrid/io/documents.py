@@ -20,7 +20,7 @@ from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import InputFileError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, Span
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DOCUMENT_MAX_LINE_BYTES, Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, DOCUMENT_MAX_LINE_BYTES, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_chunks", "read_documents"]
@@ -29,14 +29,14 @@ DOCUMENT_SUFFIXES = (".txt", ".md")
 _BLANKS = re.compile(r"\s+")
 
 
-def _folder_documents(folder: Path, shown: str, max_bytes: int) -> dict[str, str]:
+def _folder_documents(folder: Path, shown: str, max_bytes: int, max_ratio: int | None) -> dict[str, str]:
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES)
     if not files:
         raise InputFileError(shown, None, None, f"expected a folder holding {' or '.join(DOCUMENT_SUFFIXES)} files")
     documents: dict[str, str] = {}
     for path in files:
         # A text file is one document, not lines: only its size is limited.
-        source = Source(path, max_bytes=max_bytes)
+        source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio)
         source.require_content("a document's text")
         source.check_utf8()
         documents[path.relative_to(folder).as_posix()] = source.data.decode("utf-8")
@@ -51,15 +51,20 @@ def _text_field(source: Source, number: int, line: str, value: dict[str, Any], k
 
 
 def read_documents(
-    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_line_bytes: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> dict[str, str]:
     """Read documents: a folder of ``.txt``/``.md`` files, or a JSON Lines file of ``{"doc_id", "text"}``.
 
     Returns ``{doc_id: text}``. An empty document, undecodable bytes or a
     ``doc_id`` given twice is refused with an :class:`~contextgrid.core.errors.InputFileError`,
     and so is a file that holds more than ``max_bytes`` (1 GiB; each file of
-    a folder) or, in JSON Lines, a line longer than ``max_line_bytes``
-    (64 MiB: a line is a whole document).
+    a folder), a gzip file that expands more than ``max_ratio`` times (100)
+    or, in JSON Lines, a line longer than ``max_line_bytes`` (64 MiB: a line
+    is a whole document).
 
     Examples
     --------
@@ -72,9 +77,12 @@ def read_documents(
     {'refund.md': 'Refunds within 30 days.'}
     """
     if Path(path).is_dir():
-        return _folder_documents(Path(path), str(path), max_bytes)
+        return _folder_documents(Path(path), str(path), max_bytes, max_ratio)
     source = Source(
-        path, max_bytes=max_bytes, max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+        path,
+        max_bytes=max_bytes,
+        max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
+        max_ratio=max_ratio,
     )
     documents: dict[str, str] = {}
     for number, line, value in json_objects(source, 'a JSON object {"doc_id", "text"} per line'):
@@ -102,6 +110,7 @@ def read_chunks(
     warnings: WarningLog | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> tuple[Chunk, ...]:
     """Read chunks from JSON Lines ``{"id", "doc_id", "start", "end", "text"}`` (``text`` optional).
 
@@ -124,7 +133,10 @@ def read_chunks(
     (Chunk(id='c1', span=Span(doc_id='a.md', start=0, end=7), text='Refunds'),)
     """
     source = Source(
-        path, max_bytes=max_bytes, max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+        path,
+        max_bytes=max_bytes,
+        max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
+        max_ratio=max_ratio,
     )
     chunks: dict[str, Chunk] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "doc_id", "start", "end"} per line'):

@@ -2,8 +2,9 @@
 row came from, and writing outputs safely.
 
 Input files are only ever opened for reading, and read in blocks: a file is
-refused as soon as what it decompresses to passes ``max_bytes``, or a line
-passes ``max_line_bytes``, so that a small gzip file that expands to gigabytes
+refused as soon as what it decompresses to passes ``max_bytes``, expands more
+than ``max_ratio`` times what it was compressed to, or a line passes
+``max_line_bytes``, so that a small gzip file that expands to gigabytes
 (a "gzip bomb") or a file of one enormous line costs a few megabytes and a
 fraction of a second, not the memory of the machine. Outputs are written to a
 temporary file next to the target and renamed into place, so a failed write
@@ -29,10 +30,13 @@ from contextgrid.core.errors import InputFileError, InvalidParameterError, Outpu
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "DEFAULT_MAX_RATIO",
     "DOCUMENT_MAX_LINE_BYTES",
+    "RATIO_FLOOR",
     "Source",
     "atomic_output",
     "is_gzip",
+    "parse_ratio",
     "parse_size",
     "size_text",
 ]
@@ -52,6 +56,19 @@ DEFAULT_MAX_LINE_BYTES = MIB
 
 DOCUMENT_MAX_LINE_BYTES = 64 * MIB
 """The longest line of a documents or chunks JSON Lines file by default: 64 MiB, a whole book as one document."""
+
+DEFAULT_MAX_RATIO = 100
+"""The most a compressed file may expand by default: 100 times what it was compressed to (Apache POI's minimum
+inflate ratio, 0.01, for the parts of an Office file).
+
+Real inputs expand 3 to 13 times under gzip (``-6`` or ``-9``): documents and questions about 3, runs and qrels
+5 to 13, a run that ranks the same chunks for every question 10. A gzip file of one short line repeated, valid
+lines that say nothing, expands about 1,000 times.
+"""
+
+RATIO_FLOOR = 64 * MIB
+"""What a compressed file may hold before its expansion is checked: 64 MiB, so a small file compresses as well as
+it likes, and a file refused for its expansion costs no more than this."""
 
 _BLOCK = 16 * MIB
 """How much is read (decompressed) at a time: large enough to read at full speed, small enough to refuse early."""
@@ -92,13 +109,40 @@ def parse_size(text: str) -> int:
     return int(match.group(1)) * unit
 
 
+def parse_ratio(text: str) -> int | None:
+    """A ``max_ratio`` as written on a command line: a whole number of 1 or more, or ``off`` for no limit (``None``).
+
+    Examples
+    --------
+    >>> parse_ratio("100"), parse_ratio("off")
+    (100, None)
+    """
+    if text.strip().lower() == "off":
+        return None
+    if not text.strip().isdigit() or int(text) < 1:
+        raise InvalidParameterError(f"expected a whole number of 1 or more, or off for no limit, got {text!r}")
+    return int(text)
+
+
 def is_gzip(path: Path) -> bool:
     """Whether ``path`` names a gzip-compressed file (by its suffix)."""
     return path.suffix.lower() == ".gz"
 
 
-def _raise_hint(keyword: str, flag: str) -> str:
-    return f"to read it, raise the limit with {keyword}= (on the command line, {flag})"
+_SETTINGS = {
+    "max_bytes": ("--max-bytes", "--max-expanded-mb"),
+    "max_ratio": ("--max-ratio", "--max-ratio"),
+    "max_line_bytes": ("--max-line-bytes", None),
+}
+"""Where each limit is set: its command-line option, and the dashboard server's (``contextgrid app``), if any."""
+
+
+def _raise_hint(keyword: str) -> str:
+    """How to raise limit ``keyword`` wherever it is set, so that the message a dashboard visitor sees names what
+    the dashboard's operator can change too."""
+    flag, server = _SETTINGS[keyword]
+    dashboard = "" if server is None else f"; for the dashboard, contextgrid app {server}"
+    return f"to read it, raise the limit with {keyword}= (on the command line, {flag}{dashboard})"
 
 
 def _long_line(block: bytes, start: int, length: int, limit: int) -> tuple[int | None, int]:
@@ -124,8 +168,10 @@ class Source:
     """One input file: its bytes (decompressed), read within limits, and where its lines are for error messages.
 
     ``max_bytes`` bounds what the file holds once decompressed (a plain file's
-    size is checked before it is opened); ``max_line_bytes``, when given,
-    bounds each line, for readers that read lines. Either limit passed raises
+    size is checked before it is opened); ``max_ratio`` (``None``: no limit)
+    bounds how many times a compressed file expands, checked once
+    :data:`RATIO_FLOOR` of it is read; ``max_line_bytes``, when given,
+    bounds each line, for readers that read lines. A limit passed raises
     an :class:`~contextgrid.core.errors.InputFileError` naming the file, the
     limit and how to raise it, as soon as it is passed.
     """
@@ -136,10 +182,14 @@ class Source:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_line_bytes: int | None = None,
+        max_ratio: int | None = DEFAULT_MAX_RATIO,
     ) -> None:
         self.path = Path(path)
         self.shown = str(path)
         self.max_bytes = check_int(max_bytes, function="Source", parameter="max_bytes", minimum=1)
+        self.max_ratio = (
+            None if max_ratio is None else check_int(max_ratio, function="Source", parameter="max_ratio", minimum=1)
+        )
         self.max_line_bytes = (
             None
             if max_line_bytes is None
@@ -149,22 +199,34 @@ class Source:
             raise InputFileError(self.shown, None, None, "expected a file to read, but there is no such file")
         self.compressed = is_gzip(self.path)
         if not self.compressed and (size := self.path.stat().st_size) > self.max_bytes:
-            raise self._too_large(f"got {size_text(size)}")
+            raise self.too_large(f"got {size_text(size)}")
 
-    def _too_large(self, got: str) -> InputFileError:
-        decompressed = " once decompressed" if self.compressed else ""
+    def too_large(self, got: str, *, compressed: bool = False) -> InputFileError:
+        """The error for content past ``max_bytes``; ``got`` says what it holds, ``compressed`` that the format
+        compresses it itself (as Parquet does)."""
+        decompressed = " once decompressed" if self.compressed or compressed else ""
         return self.error(
             None,
             None,
             f"expected at most {size_text(self.max_bytes)}{decompressed} (the limit max_bytes={self.max_bytes}), "
-            f"{got}; {_raise_hint('max_bytes', '--max-bytes')}",
+            f"{got}; {_raise_hint('max_bytes')}",
+        )
+
+    def _expands(self, read: int, compressed: int) -> InputFileError:
+        return self.error(
+            None,
+            None,
+            f"expected to expand at most {self.max_ratio} times once decompressed (the limit max_ratio="
+            f"{self.max_ratio}), got {read // compressed} times: {size_text(read)} from the first "
+            f"{size_text(compressed)} of the file; {_raise_hint('max_ratio')}, or lift it with max_ratio=None "
+            "(--max-ratio off)",
         )
 
     def _too_long(self, offset: int, limit: int) -> InputFileError:
         """The error for a line longer than ``limit``, starting ``offset`` bytes into the content (its number found
         by counting line ends again up to it: only a refused file pays for that)."""
         line = 1
-        with self._open() as handle:
+        with self._open() as (handle, _):
             while offset > 0 and (block := handle.read(min(_BLOCK, offset))):
                 line += block.count(b"\n")
                 offset -= len(block)
@@ -172,19 +234,24 @@ class Source:
             line,
             None,
             f"expected lines of at most {size_text(limit)} (the limit max_line_bytes={limit}), got a longer one; "
-            f"{_raise_hint('max_line_bytes', '--max-line-bytes')}",
+            f"{_raise_hint('max_line_bytes')}",
         )
 
     def _blocks(self) -> Iterator[bytes]:
         """The decompressed content, block by block, refused as soon as it passes a limit."""
         read = 0
         line = 0  # the length of the line the blocks so far end in
+        ratio = self.max_ratio if self.compressed else None
         try:
-            with self._open() as handle:
+            with self._open() as (handle, raw):
                 # One byte more than the limit allows: reading it is what shows that the file is too large.
                 while block := handle.read(min(_BLOCK, self.max_bytes - read + 1)):
                     if read + len(block) > self.max_bytes:
-                        raise self._too_large("got more")
+                        raise self.too_large("got more")
+                    # raw.tell() is what gzip has taken of the file so far, a little ahead of what it has decompressed.
+                    total = read + len(block)
+                    if ratio is not None and total >= RATIO_FLOOR and total > ratio * raw.tell():
+                        raise self._expands(total, raw.tell())
                     if self.max_line_bytes is not None:
                         start, line = _long_line(block, 0, line, self.max_line_bytes)
                         if start is not None:
@@ -216,8 +283,15 @@ class Source:
     def error(self, line: int | None, text: str | None, expected: str, *, unit: str = "line") -> InputFileError:
         return InputFileError(self.shown, line, text, expected, unit=unit)
 
-    def _open(self) -> IO[bytes]:
-        return cast(IO[bytes], gzip.open(self.path, "rb")) if self.compressed else self.path.open("rb")
+    @contextmanager
+    def _open(self) -> Iterator[tuple[IO[bytes], IO[bytes]]]:
+        """The decompressed content, and the file it is read from (whose position is what has been read of it)."""
+        with self.path.open("rb") as raw:
+            if not self.compressed:
+                yield raw, raw
+                return
+            with gzip.GzipFile(fileobj=raw, mode="rb") as handle:
+                yield cast(IO[bytes], handle), raw
 
     def sample(self, size: int = 1 << 16) -> bytes:
         """The first ``size`` bytes of the decompressed content."""

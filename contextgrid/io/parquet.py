@@ -1,7 +1,8 @@
 """Parquet files with named columns: ``question_id, chunk_id, rank, score`` for a run,
 ``question_id, chunk_id, grade`` for qrels (other spellings: see :mod:`contextgrid.io.named`).
 
-A Parquet file has rows, not lines: errors name the 1-based row.
+A Parquet file has rows, not lines: errors name the 1-based row. Its columns are compressed inside the file, so
+what they expand to, as its metadata states it, is held to ``max_bytes`` before any is read.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 from typing import IO, Any, ClassVar
 
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io.files import Source
+from contextgrid.io.files import Source, size_text
 from contextgrid.io.formats import FORMATS
 from contextgrid.io.named import qrels_from_named, run_from_named
 
@@ -23,7 +24,16 @@ def _read(source: Source) -> Any:
 
     source.require_content("a Parquet file")
     try:
-        return pq.read_table(source.stream() if source.compressed else str(source.path))
+        parquet = pq.ParquetFile(source.stream() if source.compressed else str(source.path))
+        metadata = parquet.metadata
+        expands = sum(
+            metadata.row_group(group).column(column).total_uncompressed_size
+            for group in range(metadata.num_row_groups)
+            for column in range(metadata.num_columns)
+        )
+        if expands > source.max_bytes:
+            raise source.too_large(f"got {size_text(expands)} in its columns", compressed=True)
+        return parquet.read()
     except (pa.ArrowInvalid, OSError) as error:
         raise source.error(None, None, f"expected a Parquet file ({error})") from None
 

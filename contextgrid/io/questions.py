@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from contextgrid.data.records import Anchor, EvalItem, GoldSpan, Span
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_questions"]
@@ -55,14 +55,19 @@ def _gold(source: Source, number: int, line: str, entry: Any) -> GoldSpan | Anch
 
 
 def read_questions(
-    path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, max_line_bytes: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> tuple[EvalItem, ...]:
     """Read questions from JSON Lines ``{"id", "question", "gold", "reference_answer"}``.
 
     ``gold`` and ``reference_answer`` are optional. A malformed line, or an
     id given twice, is refused with an :class:`~contextgrid.core.errors.InputFileError`,
-    as is a file that holds more than ``max_bytes`` (1 GiB) or a line longer
-    than ``max_line_bytes`` (1 MiB).
+    as is a file that holds more than ``max_bytes`` (1 GiB), a gzip file that
+    expands more than ``max_ratio`` times (100) or a line longer than
+    ``max_line_bytes`` (1 MiB).
 
     Examples
     --------
@@ -79,7 +84,10 @@ def read_questions(
     (Anchor(doc_id='b.md', quote='30 days', grade=2),)
     """
     source = Source(
-        path, max_bytes=max_bytes, max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+        path,
+        max_bytes=max_bytes,
+        max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
+        max_ratio=max_ratio,
     )
     items: dict[str, EvalItem] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "question", "gold"} per line'):

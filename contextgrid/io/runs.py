@@ -9,17 +9,24 @@ from typing import Any
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, Source, atomic_output
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Source, atomic_output
 from contextgrid.io.formats import LINE_FORMATS, FileFormat, format_for
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
 
-def _source(path: str | os.PathLike[str], reader: FileFormat, max_bytes: int, max_line_bytes: int | None) -> Source:
+def _source(
+    path: str | os.PathLike[str],
+    reader: FileFormat,
+    max_bytes: int,
+    max_line_bytes: int | None,
+    max_ratio: int | None,
+) -> Source:
     lines = reader.name in LINE_FORMATS
     return Source(
         path,
         max_bytes=max_bytes,
+        max_ratio=max_ratio,
         max_line_bytes=(DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes) if lines else None,
     )
 
@@ -30,6 +37,7 @@ def read_run(
     format: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> RunTable:
     """Read a run file into a :class:`~contextgrid.data.tables.RunTable`.
 
@@ -47,6 +55,9 @@ def read_run(
         The longest line of a format read as lines (TREC, JSON Lines, CSV,
         TSV); by default :data:`~contextgrid.io.files.DEFAULT_MAX_LINE_BYTES`,
         1 MiB.
+    max_ratio : int or None, default 100
+        The most a gzip file may expand, in times its compressed size, checked once 64 MiB of it is read
+        (:data:`~contextgrid.io.files.DEFAULT_MAX_RATIO`); ``None``: no limit.
 
     Returns
     -------
@@ -60,8 +71,8 @@ def read_run(
     InputFileError
         The file is malformed; the message names the file, the line (or row)
         and the offending text. Nothing is half loaded. Also a file larger
-        than ``max_bytes`` or with a line longer than ``max_line_bytes``,
-        refused as soon as the limit is passed.
+        than ``max_bytes``, expanding more than ``max_ratio`` times or with
+        a line longer than ``max_line_bytes``, refused as soon as the limit is passed.
 
     Examples
     --------
@@ -74,7 +85,7 @@ def read_run(
     ('c2', 'c1')
     """
     reader = format_for(path, format)
-    return reader.read_run(_source(path, reader, max_bytes, max_line_bytes))
+    return reader.read_run(_source(path, reader, max_bytes, max_line_bytes, max_ratio))
 
 
 def read_qrels(
@@ -83,6 +94,7 @@ def read_qrels(
     format: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> QrelsTable:
     """Read a qrels file into a :class:`~contextgrid.data.tables.QrelsTable`.
 
@@ -100,7 +112,7 @@ def read_qrels(
     {'c1': 2, 'c7': 0}
     """
     reader = format_for(path, format)
-    return reader.read_qrels(_source(path, reader, max_bytes, max_line_bytes))
+    return reader.read_qrels(_source(path, reader, max_bytes, max_line_bytes, max_ratio))
 
 
 def write_run(

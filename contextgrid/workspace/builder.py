@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import ContextGridError, InputFileError, NameTakenError
-from contextgrid.io.files import DEFAULT_MAX_BYTES
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.workspace.configuration import Configuration
 from contextgrid.workspace.model import Workspace
 
@@ -51,6 +51,7 @@ def workspace_from_files(
     answers: Mapping[str, PathLike] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> Workspace:
     """A workspace of one configuration per run file, all scored against ``qrels``.
 
@@ -76,7 +77,7 @@ def workspace_from_files(
         The questions, shared.
     answers : mapping of str to path, optional
         Generated answers by configuration name.
-    max_bytes, max_line_bytes : int, optional
+    max_bytes, max_line_bytes, max_ratio : int, optional
         The limits the files are read within (:class:`~contextgrid.workspace.model.Workspace`);
         the dashboard passes its server's for uploads.
 
@@ -161,4 +162,5 @@ def workspace_from_files(
         documents_path=documents_path,
         max_bytes=max_bytes,
         max_line_bytes=max_line_bytes,
+        max_ratio=max_ratio,
     )

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import InputFileError
-from contextgrid.io.files import DEFAULT_MAX_BYTES
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.workspace.access import is_within
 from contextgrid.workspace.configuration import Configuration, is_param_value
 from contextgrid.workspace.model import MANIFEST, Workspace
@@ -202,6 +202,7 @@ def load_workspace(
     within: Sequence[str | Path] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
 ) -> Workspace:
     """Read the workspace in folder ``path`` (or from its ``contextgrid.toml`` itself).
 
@@ -218,9 +219,10 @@ def load_workspace(
         followed) inside the workspace folder or one of these folders. The
         dashboard passes its allowed folders; by default a manifest may name
         any file, as on the command line.
-    max_bytes, max_line_bytes : int, optional
+    max_bytes, max_line_bytes, max_ratio : int, optional
         The limits its files are read within (:class:`~contextgrid.workspace.model.Workspace`):
-        1 GiB per file, decompressed, and each reader's line limit by default.
+        1 GiB per file, decompressed, 100 times its compressed size for a gzip file, and each reader's line
+        limit by default.
 
     Raises
     ------
@@ -288,4 +290,5 @@ def load_workspace(
         documents_path=documents,
         max_bytes=max_bytes,
         max_line_bytes=max_line_bytes,
+        max_ratio=max_ratio,
     )

@@ -31,7 +31,7 @@ from contextgrid.engine.scoring import (
     resolve_metrics,
     score_questions,
 )
-from contextgrid.io.files import DEFAULT_MAX_BYTES
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
 from contextgrid.workspace.configuration import Configuration, parameters_frame
 from contextgrid.workspace.results import WorkspaceResults
@@ -58,7 +58,8 @@ class Workspace:
 
     The files a workspace names load on first use and are kept, so asking
     twice reads once. Everything it returns is read-only. Each is read within
-    ``max_bytes`` (what one file may hold, decompressed) and ``max_line_bytes``
+    ``max_bytes`` (what one file may hold, decompressed), ``max_ratio`` (how
+    many times a gzip file may expand; ``None``: no limit) and ``max_line_bytes``
     (the longest line; ``None``: each reader's default), as
     :func:`~contextgrid.io.read_run` reads; a file past either is that file's
     :class:`~contextgrid.core.errors.InputFileError`, so :meth:`readable`
@@ -72,6 +73,7 @@ class Workspace:
     documents_path: Path | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     max_line_bytes: int | None = None
+    max_ratio: int | None = DEFAULT_MAX_RATIO
     _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
     # One lock per cache key, so that different files load at once while each is read only once. Re-entrant:
     # a loader may load what it is built from (the resolved questions need the documents).
@@ -87,6 +89,8 @@ class Workspace:
         check_int(self.max_bytes, function="Workspace", parameter="max_bytes", minimum=1)
         if self.max_line_bytes is not None:
             check_int(self.max_line_bytes, function="Workspace", parameter="max_line_bytes", minimum=1)
+        if self.max_ratio is not None:
+            check_int(self.max_ratio, function="Workspace", parameter="max_ratio", minimum=1)
 
     def _load(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
         """``build()``, once per ``key``; callers asking for a key being built wait for it."""
@@ -122,7 +126,7 @@ class Workspace:
     @property
     def _limits(self) -> dict[str, Any]:
         """The keywords that read every file of this workspace within its limits."""
-        return {"max_bytes": self.max_bytes, "max_line_bytes": self.max_line_bytes}
+        return {"max_bytes": self.max_bytes, "max_line_bytes": self.max_line_bytes, "max_ratio": self.max_ratio}
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -195,6 +199,7 @@ class Workspace:
             documents_path=self.documents_path,
             max_bytes=self.max_bytes,
             max_line_bytes=self.max_line_bytes,
+            max_ratio=self.max_ratio,
         )
         for shared in ("_cache", "_locks", "_lock"):
             object.__setattr__(part, shared, getattr(self, shared))
