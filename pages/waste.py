@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from contextgrid.metrics import DEFAULT_KS
-from contextgrid.render.document import document_html, legend_html, question_layers
+from contextgrid.render.document import configuration_picker, document_html, legend_html, question_layers
 from contextgrid.render.export import figure_html, image_config
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.render.waste_figures import (
@@ -87,6 +87,15 @@ if one.open:
             )
             documents = _data.guard(lambda: _data.documents(source), source=source) or {}
             layers = question_layers(item, measured.retrieved)
+            # Tabs while a few short names fit side by side; else one list, opened at the chosen configuration.
+            picker = configuration_picker(configs, next(iter(_state.remembered("config", configs)), None))
+            drawn_over = (
+                None
+                if picker.tabs
+                else st.selectbox(
+                    "Chunks drawn over the documents", picker.configs, index=picker.default, key="waste_drawn"
+                )
+            )
             for doc_id in layers.documents:
                 text = documents.get(doc_id, "")
                 holds_gold = doc_id in layers.gold_documents
@@ -94,9 +103,10 @@ if one.open:
                 with box:
                     drawn: dict[str, Any] = {"gold": layers.gold, "bands": layers.bands, "expanded": expanded}
                     exports(span_map(doc_id, len(text), **drawn), f"span-map-{question}-{doc_id}")
-                    tabs = st.tabs([md(config) for config in configs])
-                    for tab, config in zip(tabs, configs, strict=True):
-                        with tab:
+                    shown = [drawn_over] if drawn_over is not None else list(picker.configs)
+                    places = st.tabs([md(config) for config in shown]) if picker.tabs else [st.container()]
+                    for place, config in zip(places, shown, strict=True):
+                        with place:
                             st.html(
                                 document_html(
                                     doc_id, text, gold=layers.gold, chunks=layers.bands[config], expanded=expanded

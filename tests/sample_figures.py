@@ -15,6 +15,7 @@ import pandas as pd
 from contextgrid.analysis.causes import CAUSES, cause_counts
 from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_counts, pivot_grid, score_columns
 from contextgrid.analysis.questions import question_changes
+from contextgrid.data.records import Span
 from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.cause_figures import cause_bars
@@ -102,6 +103,18 @@ CHUNKERS = ("fixed-characters", "recursive-separators")
 SIZES = (128, 256, 512, 1024, 2048)
 
 
+def long_span_map() -> Any:
+    """A 60,000-character document, three gold spans and two long-named configurations of ten chunks each spread
+    over it: many folded stretches and many offsets to label."""
+    rng = np.random.default_rng(3)
+    gold = [Span("long.md", 12_000, 12_400), Span("long.md", 31_000, 31_250), Span("long.md", 52_000, 52_600)]
+    bands = {}
+    for name, size in (("bm25-fixed_chars-500-100", 500), ("dense-e5-large-recursive-separators-1024", 1024)):
+        starts = [11_900, 31_000, *(int(start) for start in rng.integers(0, 60_000 - size, 8))]
+        bands[name] = [(rank, Span("long.md", start, start + size)) for rank, start in enumerate(starts, 1)]
+    return span_map("long.md", 60_000, gold=gold, bands=bands)
+
+
 def big() -> dict[str, Any]:
     """The views that grow with the configurations or the questions, at 50 long-named configurations and
     10,000 questions."""
@@ -151,6 +164,7 @@ def big() -> dict[str, Any]:
         for name in names
     }
     return {
+        "big-span-map": long_span_map(),
         "big-grid-heatmap": grid_heatmap(scores, best_per_column(scores)),
         "big-curves": curves_plot(curves, "recall", params),
         "big-causes": cause_bars(counts, K),

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
 from contextgrid.evidence.waste import measure_waste
-from contextgrid.render.markup import escape_markdown
+from contextgrid.render.markup import escape_markdown as md
 from contextgrid.workspace.summary import configuration_summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,8 +89,8 @@ def test_each_view_runs_only_when_its_tab_is_open(swept: Path) -> None:
     # The report's first screen, as the report words it.
     summary = configuration_summary(cg.load_workspace(swept), first, k=3)
     shown = [block.value for block in app.markdown]
-    assert escape_markdown(summary.verdict()) in shown
-    assert escape_markdown(summary.failures() or "") in shown
+    assert md(summary.verdict()) in shown
+    assert md(summary.failures() or "") in shown
 
 
 def test_a_workspace_without_documents_says_what_the_view_needs(tmp_path: Path) -> None:
@@ -101,3 +101,34 @@ def test_a_workspace_without_documents_says_what_the_view_needs(tmp_path: Path) 
     assert not app.exception, [e.value for e in app.exception]
     assert not app.error
     assert "This view needs documents, questions and chunks in the workspace" in app.info[0].value
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return corpora.swept(tmp_path_factory.mktemp("waste-many"), sizes=[40, 60, 80, 120, 200], overlap=20)
+
+
+def test_many_configurations_are_picked_from_a_list_of_full_names_not_tabs(many: Path, swept: Path) -> None:
+    names = list(cg.load_workspace(many).names)
+    query = {"source": "folder", "k": "3", "question": "q2", "configs": ",".join(names), "config": names[3]}
+    app = open_waste(workspace=str(many), **query)
+    assert not app.exception, [e.value for e in app.exception]
+    # The page's own four views are tabs; the configurations are not.
+    assert [tab.label for tab in app.tabs] == ["One question", "Gold coverage", "Recall against waste", "Report"]
+    [picker] = [box for box in app.selectbox if box.label == "Chunks drawn over the documents"]
+    assert list(picker.options) == names
+    assert picker.value == names[3]
+    drawn = [element.proto.body for element in app.get("html") if "cg-doc" in element.proto.body]
+    assert drawn
+    # One drawing per document, of the chosen configuration's chunks alone.
+    picker.set_value(names[0]).run()
+    assert not app.exception, [e.value for e in app.exception]
+    again = [element.proto.body for element in app.get("html") if "cg-doc" in element.proto.body]
+    assert len(again) == len(drawn)
+    assert again != drawn
+    # A few configurations of short names stay tabs, one each.
+    few = list(cg.load_workspace(swept).names)
+    app = open_waste(workspace=str(swept), **{**query, "configs": ",".join(few), "config": few[0]})
+    assert not app.exception, [e.value for e in app.exception]
+    assert {md(name) for name in few} <= {tab.label for tab in app.tabs}
+    assert not [box for box in app.selectbox if box.label == "Chunks drawn over the documents"]

@@ -5,6 +5,7 @@ every piece of text (tick and row labels, legend, title) must lie inside the fig
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import struct
 from collections.abc import Iterator
@@ -103,3 +104,43 @@ def test_no_label_of_any_figure_is_cut(figures: dict[str, Any], page: Page, tmp_
             labels = [label for label in (trace.y if trace.y is not None else ()) if isinstance(label, str)]
             shown = {label.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for label in labels}
             assert shown <= set(rows), (name, sorted(shown - set(rows))[:3])
+
+
+# The span map's offsets under the axis, its folded stretches' labels and the plot they must stay off.
+_SPAN_LABELS = """() => {
+    const box = (element) => { const b = element.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+    return {
+        plot: box(document.querySelector('.nsewdrag')),
+        ticks: [...document.querySelectorAll('.xtick text')].map((t) => [t.textContent, ...box(t)]),
+        gaps: [...document.querySelectorAll('.annotation-text')].map((t) => [t.textContent, ...box(t)]),
+    };
+}"""
+
+
+def _meet(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("width", [WIDTH, 600])
+@pytest.mark.parametrize("name", ["span-map", "big-span-map"])
+def test_span_map_labels_overlap_nothing(
+    figures: dict[str, Any], page: Page, tmp_path: Path, name: str, width: int
+) -> None:
+    page.set_viewport_size({"width": width + 40, "height": 1000})
+    sized = figures[name].to_dict()
+    sized["layout"]["width"] = width
+    file = tmp_path / f"{name}.html"
+    file.write_text(figure_html(type(figures[name])(sized), name=name), encoding="utf-8")
+    page.goto(file.as_uri())
+    expect(page.locator(".hoverlayer")).to_have_count(1)
+    found = page.evaluate(_SPAN_LABELS)
+    ticks = [box for _, *box in found["ticks"]]
+    assert len(ticks) >= 2
+    for first, second in itertools.combinations(ticks, 2):
+        assert not _meet(first, second), found["ticks"]
+    gaps = [box for _, *box in found["gaps"]]
+    assert gaps
+    for box in gaps:
+        assert box[3] <= found["plot"][1] + 1, (found["gaps"], found["plot"])
+    for first, second in itertools.combinations(gaps, 2):
+        assert not _meet(first, second), found["gaps"]

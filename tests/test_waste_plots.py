@@ -3,6 +3,7 @@ as self-contained HTML and as real PNGs."""
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Iterator
 from typing import Any
@@ -10,12 +11,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from sample_figures import long_span_map
 from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
 from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.export import figure_html, figure_png
+from contextgrid.render.span_bars import NARROWEST
 from contextgrid.render.style import SCREEN
 from contextgrid.render.waste_figures import (
     COVERAGE_BINS,
@@ -57,11 +60,40 @@ def test_span_map_collapses_long_documents_and_labels_real_offsets() -> None:
     # Shown: 49,800-50,500 (700 characters); the gaps either side shrink to 3% of that each.
     assert figure.layout.xaxis.range[1] == pytest.approx(700 + 2 * 21)
     assert {"49,800", "50,500"} <= set(figure.layout.xaxis.ticktext)
-    assert [a.text for a in figure.layout.annotations] == ["⋯<br>49,800<br>⋯", "⋯<br>49,500<br>⋯"]
+    assert [a.text for a in figure.layout.annotations] == ["⋯ 49,800 ⋯", "⋯ 49,500 ⋯"]
     # Gold 50,000-50,100 sits 200 characters into the shown region, after the first shrunk gap.
     assert bars(figure, "found") == [("#1", 221, 321), ("gold", 221, 321)]
     expanded = span_map("d", 100_000, gold=gold, bands={"a": [(1, cg.Span("d", 49_900, 50_400))]}, expanded=True)
     assert expanded.layout.xaxis.range[1] == 100_000
+
+
+@pytest.mark.parametrize(
+    ("build", "length"),
+    [(long_span_map, 60_000), (lambda: span_map("d", 4370, gold=GOLD, bands=BANDS, margin=50), 4370)],
+)
+def test_span_map_labels_never_overlap_at_the_narrowest_width_drawn(build: Any, length: int) -> None:
+    figure = build()
+    # The plot's width at most: the narrowest figure less its right margin and a left margin as wide as the
+    # longest row label (about 0.5 of 13 pixels a character at least; the figure assumes more).
+    rows = list(figure.layout.yaxis.categoryarray)
+    plot = NARROWEST - figure.layout.margin.r - max(0.5 * 13 * len(row) for row in rows)
+    scale = plot / figure.layout.xaxis.range[1]
+    axis = figure.layout.xaxis
+    ticks = sorted(zip(axis.tickvals, axis.ticktext, strict=True))
+    # Where the drawn regions start and end, as far as there is room.
+    assert len(ticks) >= 2
+    assert {text for _, text in ticks} <= {f"{offset:,}" for offset in range(length + 1)}
+    for (x0, text0), (x1, text1) in itertools.pairwise(ticks):
+        # Each label at most 0.6 of the font a character wide, centred on its tick.
+        assert (x1 - x0) * scale >= 0.3 * axis.tickfont.size * (len(text0) + len(text1)), (text0, text1)
+    gaps = sorted((a.x, a.text) for a in figure.layout.annotations)
+    for (x0, text0), (x1, text1) in itertools.pairwise(gaps):
+        assert (x1 - x0) * scale >= 0.3 * 9 * (len(text0) + len(text1)), (text0, text1)
+    # The rows fill the plot, paper y 0 to 1: a gap label sits above it, on no row.
+    for annotation in figure.layout.annotations:
+        assert annotation.yref == "paper"
+        assert annotation.y >= 1
+        assert annotation.yanchor == "bottom"
 
 
 def test_span_map_names_configurations_and_escapes_them() -> None:

@@ -20,7 +20,19 @@ from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import union
 from contextgrid.evidence.character import gold_spans
 
-__all__ = ["SPAN_CLASSES", "Layers", "Region", "document_html", "legend_html", "question_layers", "regions"]
+__all__ = [
+    "SPAN_CLASSES",
+    "TABS_AT_MOST",
+    "TAB_CHARACTERS",
+    "Layers",
+    "Picker",
+    "Region",
+    "configuration_picker",
+    "document_html",
+    "legend_html",
+    "question_layers",
+    "regions",
+]
 
 SPAN_CLASSES: dict[str, str] = {
     "found": "gold evidence that was retrieved",
@@ -236,3 +248,40 @@ def question_layers(item: EvalItem, retrieved: Mapping[str, Sequence[Chunk]]) ->
     gold = tuple(gold_spans(item))
     met = [span.doc_id for span in gold] + [span.doc_id for band in bands.values() for _, span in band]
     return Layers(gold=gold, bands=bands, documents=tuple(dict.fromkeys(met)))
+
+
+TABS_AT_MOST = 4
+"""The most configurations offered as tabs over a document; more are offered in one list."""
+
+TAB_CHARACTERS = 72
+"""The most characters the tabs' names may hold together: past it they no longer fit side by side in the
+drawing column, and tabs scroll or cut their names."""
+
+
+@dataclass(frozen=True, slots=True)
+class Picker:
+    """How the reader picks the configuration whose chunks are drawn over a document: one tab each
+    (``tabs``) or one list of full names, opened at ``configs[default]``."""
+
+    configs: tuple[str, ...]
+    tabs: bool
+    default: int
+
+
+def configuration_picker(configs: Sequence[str], chosen: str | None = None) -> Picker:
+    """Tabs while the configurations are few and their names short (at most :data:`TABS_AT_MOST`,
+    :data:`TAB_CHARACTERS` characters in all), so that every name reads in full; else one list, which holds
+    any number of them, opened at ``chosen`` when it is among them, else at the first.
+
+    Examples
+    --------
+    >>> from contextgrid.render.document import configuration_picker
+    >>> configuration_picker(["bm25-200", "dense-200"])
+    Picker(configs=('bm25-200', 'dense-200'), tabs=True, default=0)
+    >>> picker = configuration_picker([f"config-{i:02d}" for i in range(50)], chosen="config-07")
+    >>> picker.tabs, picker.default
+    (False, 7)
+    """
+    names = tuple(configs)
+    tabs = len(names) <= TABS_AT_MOST and sum(len(name) for name in names) <= TAB_CHARACTERS
+    return Picker(names, tabs, names.index(chosen) if chosen in names else 0)

@@ -14,7 +14,31 @@ from contextgrid.data.records import Span
 from contextgrid.data.spans import intersection, union
 from contextgrid.render.document import SPAN_CLASSES, regions
 
-__all__ = ["SpanBars", "span_bars"]
+__all__ = ["GAP_FONT", "NARROWEST", "ROW_FONT", "TICK_FONT", "Labels", "SpanBars", "label_width", "span_bars"]
+
+NARROWEST = 600
+"""The narrowest a span map is drawn, in pixels (the dashboard's drawing column): its offsets and gap labels
+are thinned so that none overlap at this width, and so at any wider one."""
+
+TICK_FONT = 10
+"""Pixels of the offsets' font under the axis."""
+
+GAP_FONT = 9
+"""Pixels of the hidden stretches' labels, above the plot."""
+
+ROW_FONT = 13
+"""Pixels of the row labels' font (the template's)."""
+
+# Space kept between two labels side by side, in pixels.
+_PAD = 8
+# Pixels left and right of the plot besides the row labels: the figure's margins (40 on the right), the ticks.
+_CHROME = 70
+
+
+def label_width(text: str, font: int) -> float:
+    """A generous width of ``text`` in pixels at ``font`` pixels (Arial's widest digits and letters are about
+    0.6 of the font size): wide enough that labels thinned by it never touch."""
+    return 0.6 * font * len(text)
 
 
 def _minus(span: Span, others: Sequence[Span]) -> list[Span]:
@@ -40,40 +64,88 @@ class _Axis:
         return float(np.interp(offset, self.real, self.shown))
 
 
-def _axis(length: int, spans: Sequence[Span], margin: int, expanded: bool) -> tuple[_Axis, list[tuple[float, int]]]:
-    """The x mapping, and (x, characters) for each hidden gap, to label."""
+def _axis(
+    length: int, spans: Sequence[Span], margin: int, expanded: bool
+) -> tuple[_Axis, list[tuple[float, float, int]]]:
+    """The x mapping, and (first x, last x, characters) for each hidden gap, to shade and label."""
     layout = regions(length, spans, margin=margin) if not expanded else ()
     if not layout or all(region.shown for region in layout):
         return _Axis(np.array([0.0, max(length, 1)]), np.array([0.0, max(length, 1)])), []
     gap = max(1.0, 0.03 * sum(region.end - region.start for region in layout if region.shown))
     real, shown, gaps = [0.0], [0.0], []
     for region in layout:
-        width = float(region.end - region.start) if region.shown else gap
+        # A hidden stretch shrinks to ``gap``, never grows to it.
+        width = float(region.end - region.start) if region.shown else min(gap, float(region.end - region.start))
         if not region.shown:
-            gaps.append((shown[-1] + width / 2, region.end - region.start))
+            gaps.append((shown[-1], shown[-1] + width, region.end - region.start))
         real.append(float(region.end))
         shown.append(shown[-1] + width)
     return _Axis(np.array(real), np.array(shown)), gaps
 
 
+def _spaced(places: Sequence[float], widths: Sequence[float], scale: float, first: Sequence[int] = ()) -> list[int]:
+    """The indices of labels centred at ``places`` (axis units; ``scale`` pixels per unit), ``widths`` pixels
+    wide, to draw so that no two come within :data:`_PAD` pixels: ``first`` taken first, then the others
+    left to right, each only where it has room."""
+    kept: list[int] = []
+    for index in [*first, *(index for index in range(len(places)) if index not in first)]:
+        if all(
+            abs(places[index] - places[other]) * scale >= (widths[index] + widths[other]) / 2 + _PAD for other in kept
+        ):
+            kept.append(index)
+    return sorted(kept)
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """What a span map labels at a given width: the document offsets under the axis, and per hidden gap
+    (in :attr:`SpanBars.gaps`' order) its label above the plot, the characters it hides where there is room,
+    else "⋯", else nothing."""
+
+    ticks: list[int]
+    gaps: list[str]
+
+
 @dataclass(frozen=True, slots=True)
 class SpanBars:
     """What :func:`span_map` draws, apart from how: the bars (class, row, span, hover text) in drawing order,
-    the rows top to bottom, the x mapping and the hidden gaps (x, characters)."""
+    the rows top to bottom, the x mapping and the hidden gaps (first x, last x, characters)."""
 
     bars: list[tuple[str, str, Span, str]]
     rows: list[str]
     axis: _Axis
-    gaps: list[tuple[float, int]]
-
-    @property
-    def axis_title(self) -> str:
-        return "character offset" + (" (stretches far from any span shrunk)" if self.gaps else "")
+    gaps: list[tuple[float, float, int]]
 
     @property
     def ticks(self) -> list[int]:
-        """The document offsets labelled on the x axis: the ends of every region."""
+        """The document offsets that may be labelled on the x axis: the ends of every region."""
         return sorted({int(value) for value in self.axis.real})
+
+    def plot_width(self, width: int) -> float:
+        """A lower bound of the plot's width in pixels in a figure ``width`` pixels wide: what the row labels
+        (at :data:`ROW_FONT`) and the margins leave."""
+        labels = max((label_width(row, ROW_FONT) for row in self.rows), default=0.0)
+        return max(width - labels - _CHROME, 100.0)
+
+    def labels(self, width: int = NARROWEST) -> Labels:
+        """The offsets and gap labels to draw in a figure ``width`` pixels wide, none overlapping another: where
+        the shown regions start and end first (left to right, each where it has room), then the document's
+        start and end. An axis that folds nothing gets no offsets here: plotly's own ticks space themselves."""
+        if not self.gaps:
+            return Labels([], [])
+        span = float(self.axis.shown[-1]) or 1.0
+        scale = self.plot_width(width) / span
+        ticks = self.ticks
+        places = [self.axis(tick) for tick in ticks]
+        widths = [label_width(f"{tick:,}", TICK_FONT) for tick in ticks]
+        inner = [index for index in range(len(ticks)) if 0 < ticks[index] < ticks[-1]]
+        kept = [ticks[index] for index in _spaced(places, widths, scale, first=inner)]
+        full = [f"⋯ {hidden:,} ⋯" for _, _, hidden in self.gaps]
+        centres = [(start + end) / 2 for start, end, _ in self.gaps]
+        roomy = set(_spaced(centres, [label_width(text, GAP_FONT) for text in full], scale))
+        texts = [full[index] if index in roomy else "⋯" for index in range(len(full))]
+        shown = set(_spaced(centres, [label_width(text, GAP_FONT) for text in texts], scale, first=sorted(roomy)))
+        return Labels(kept, [texts[index] if index in shown else "" for index in range(len(texts))])
 
 
 def span_bars(

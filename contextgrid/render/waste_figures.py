@@ -20,7 +20,7 @@ import numpy as np
 from contextgrid.core.errors import UnknownScoreError
 from contextgrid.data.records import Span
 from contextgrid.render.document import SPAN_CLASSES
-from contextgrid.render.span_bars import span_bars
+from contextgrid.render.span_bars import GAP_FONT, NARROWEST, TICK_FONT, span_bars
 from contextgrid.render.style import escaped, finish, legend_key, marks, rows_height
 
 if TYPE_CHECKING:
@@ -125,27 +125,54 @@ def span_map(
                 hovertemplate="%{customdata[2]}<br>characters %{customdata[0]:,}–%{customdata[1]:,}<extra></extra>",
             )
         )
-    for x, hidden in drawn.gaps:
-        # Inside the plot: a hidden stretch holds no span, so its label covers no bar.
-        figure.add_annotation(
-            x=x, y=0.5, yref="paper", text=f"⋯<br>{hidden:,}<br>⋯", showarrow=False, font={"size": 9, "color": "#888"}
+    labels = drawn.labels(NARROWEST)
+    for (start, end, hidden), text in zip(drawn.gaps, labels.gaps, strict=True):
+        # The folded stretch shaded across every row (it holds no span, so it covers no bar) and labelled above
+        # the plot, where it collides with no row; the offsets are thinned to the narrowest width drawn.
+        figure.add_shape(
+            type="rect",
+            x0=start,
+            x1=end,
+            y0=0,
+            y1=1,
+            yref="paper",
+            fillcolor="#f1f3f5",
+            line={"width": 0},
+            layer="below",
         )
+        if text:
+            figure.add_annotation(
+                x=(start + end) / 2,
+                y=1,
+                yref="paper",
+                yanchor="bottom",
+                text=text,
+                hovertext=f"{hidden:,} characters far from any span, folded",
+                showarrow=False,
+                font={"size": GAP_FONT, "color": "#6b6b6b"},
+            )
+    folded = "; ⋯ folds a stretch far from any span" if drawn.gaps else ""
     figure.update_layout(
         barmode="overlay",
         bargap=0.25,
-        title=f"{html.escape(doc_id)}<br><sup>what came back, over the document ({length:,} characters)</sup>",
+        title=f"{html.escape(doc_id)}<br><sup>what came back, over the document ({length:,} characters{folded})</sup>",
         xaxis={
-            "title": drawn.axis_title,
-            "tickvals": [axis(t) for t in drawn.ticks],
-            "ticktext": [f"{t:,}" for t in drawn.ticks],
-            "tickangle": -45,
-            "tickfont": {"size": 9},
+            "title": "character offset",
+            **(
+                {"tickvals": [axis(t) for t in labels.ticks], "ticktext": [f"{t:,}" for t in labels.ticks]}
+                if drawn.gaps
+                else {"tickformat": ",d"}
+            ),
+            "tickangle": 0,
+            "tickfont": {"size": TICK_FONT},
             "range": [0, float(axis.shown[-1])],
+            "showgrid": False,
         },
         yaxis={"categoryorder": "array", "categoryarray": drawn.rows[::-1], "type": "category"},
         legend=_LEGEND_BELOW,
     )
-    return finish(figure, height=max(280, 24 * len(drawn.rows) + 230), margin={"b": 90})
+    # Room on the right for the last offset and a gap label centred near the end.
+    return finish(figure, height=max(280, 24 * len(drawn.rows) + 230), margin={"b": 90, "t": 90, "r": 40})
 
 
 def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the retrieved characters went") -> Any:
