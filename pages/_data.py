@@ -233,7 +233,7 @@ def pivot_counts(at: Snapshot, rows: str, columns: str) -> pd.DataFrame:
 @cached(max_entries=16)
 def parameters(at: Snapshot) -> dict[str, dict[str, object]]:
     """Each configuration's parameters, which the figures encode in colour and symbol."""
-    return {name: dict(at.workspace.config(name).params) for name in at.workspace.names}
+    return at.workspace.params_by_config()
 
 
 @cached(max_entries=16)

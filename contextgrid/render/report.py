@@ -233,9 +233,8 @@ def build_report(
         items, _ = workspace.resolved
         retrieved = retrieved_table(items, workspace.run(config), workspace.chunks(config), cutoff)
         parts.append("<h2>Context waste</h2>")
-        params = {name: dict(workspace.config(name).params) for name in workspace.names}
         figures = {
-            "precision-recall": precision_recall_plot(overview, cutoff, params),
+            "precision-recall": precision_recall_plot(overview, cutoff, workspace.params_by_config()),
             "characters": characters_plot(waste),
             "ranks": rank_heatmap(retrieved, cutoff, questions=list(waste.loc[config].index), config=config),
         }

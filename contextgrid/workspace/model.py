@@ -230,6 +230,11 @@ class Workspace:
         """
         return parameters_frame(self.configs)
 
+    def params_by_config(self) -> dict[str, dict[str, object]]:
+        """Each configuration's parameters as given in the manifest, by name: what figures encode in colour
+        and symbol (:func:`contextgrid.render.style.marks`)."""
+        return {config.name: dict(config.params) for config in self.configs}
+
     def config(self, name: str) -> Configuration:
         """The configuration called ``name``."""
         for config in self.configs:
