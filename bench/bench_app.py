@@ -38,20 +38,14 @@ from pathlib import Path
 import numpy as np
 from playwright.sync_api import Browser, Page, sync_playwright
 
+if __package__ in (None, ""):  # run as a script: make ``bench`` and the repo importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io import write_qrels, write_run
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-# The browser tests' flags (tests/browsing.py), so that the bench drives Chromium as they do.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 SWITCH = 0.6
 """A page or tab switch with the data cached may take this share of F."""

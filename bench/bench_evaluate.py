@@ -399,7 +399,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("----  speed and memory targets are set at 100,000 questions x depth 100, which this run skipped")
     else:
         ratio, cpu_ratio = big["pytrec"] / big["ours"], big["pytrec_cpu"] / big["ours_cpu"]
-        for need, word in ((5, "needs"), (10, "aim")):
+        # Issue #19: at least 6x pytrec_eval in the same run, aiming at 10x.
+        for need, word in ((6, "needs"), (10, "aim")):
             target(ratio >= need, f"100k x 100: {ratio:.1f}x faster than pytrec_eval, wall ({word} >= {need}x)")
             target(cpu_ratio >= need, f"100k x 100: {cpu_ratio:.1f}x less cpu than pytrec_eval ({word} >= {need}x)")
         ranx_ratio = big["ranx"] / big["ours"]

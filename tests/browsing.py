@@ -14,20 +14,13 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS
+
 # A page's run can take seconds on a busy two-core machine; expect()'s own default (5 s) would fail it for that.
 expect.set_options(timeout=60_000)
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def free_port() -> int:

@@ -147,3 +147,6 @@ def test_the_command_checks_k_and_requires_config_and_output(capsys: pytest.Capt
     assert "expected a whole number, 1 or more, got '0'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parse("ws", "-o", "r.html")
+    with pytest.raises(SystemExit):
+        parse("ws", "--config", "a", "-o", "r.html", "--metric", "recal")
+    assert "argument --metric: invalid choice: 'recal'" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from pathlib import Path
 from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import OutputExistsError
+from contextgrid.metrics import METRICS
 from contextgrid.render.report import build_report
 
 __all__ = ["COMMAND"]
@@ -31,7 +32,7 @@ def _configure_report(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--metric",
         default="recall",
-        metavar="METRIC",
+        choices=METRICS.names(),
         help="the metric that ranks the configurations and that the summary's paired tests compare (default: recall)",
     )
     parser.add_argument(
