@@ -305,9 +305,12 @@ class Source:
         return bytes(taken)
 
     def require_content(self, expected: str) -> None:
-        """Refuse a file with nothing but whitespace in it, reading no further than its first non-blank byte."""
-        for block in self._blocks():
-            if block.strip():
+        """Refuse a file with nothing but whitespace in it, reading no further than its first non-blank byte
+        (or looking at :attr:`data`, when it is read already)."""
+        # The content already read is not read again; isspace() stops at the first other byte, where strip() copies.
+        blocks = (self.data,) if "data" in self.__dict__ else self._blocks()
+        for block in blocks:
+            if block and not block.isspace():
                 return
         raise self.error(None, None, f"expected {expected}, got an empty file")
 

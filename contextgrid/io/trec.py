@@ -206,10 +206,15 @@ def _parse(data: bytes, separator: bytes, layout: _Layout) -> Any | None:
     # Ids as UTF-8 strings; the unused fields as bytes, read only to see that none is empty.
     types = {name: pa.binary() for name in layout.columns} | {"qid": pa.string(), "docid": pa.string()}
     types[layout.value] = pa.float64() if layout.kind == "float64" else pa.string()
+    block = 1 << 24
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(column_names=list(layout.columns), block_size=1 << 24),
+            # One block is parsed on one thread anyway: pyarrow's pool would only hand the work over (and
+            # compete with a workspace's own threads, each reading one file).
+            read_options=pcsv.ReadOptions(
+                column_names=list(layout.columns), block_size=block, use_threads=len(data) > block
+            ),
             parse_options=pcsv.ParseOptions(
                 delimiter=separator.decode(), quote_char=False, double_quote=False, escape_char=False
             ),
@@ -249,8 +254,9 @@ def _read_columns(data: bytes, layout: _Layout) -> Any | None:
 
 def _read(source: Source, layout: _Layout) -> tuple[Any, Callable[[int], tuple[int, str]]]:
     """The file's qid, docid and value columns, and the line of each row for errors found in them later."""
-    source.require_content(f"{layout.described} per line")
+    # The whole file is parsed anyway: read once, then checked for content (the same errors, in the same order).
     data = _content(source)
+    source.require_content(f"{layout.described} per line")
     table = _read_columns(data, layout)
 
     def locate(row: int) -> tuple[int, str]:
