@@ -73,11 +73,15 @@ if one.open:
         st.text(item.question)
         measured = _data.guard(lambda: _data.question_waste(source, question, tuple(configs), k), source=source)
         wastes, numbers = measured.wastes, measured.numbers
+        # Across the page, not in a side column: there, long configuration names and the headers were cut.
+        st.dataframe(
+            numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"]),
+            width="stretch",
+            # Wide enough for the longest configuration name (about 7 px a character at the table's font).
+            column_config={"_index": st.column_config.Column(width=7 * max(map(len, numbers.index)) + 16)},
+        )
         drawing, figures = st.columns([3, 2])
         with figures:
-            st.dataframe(
-                numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"])
-            )
             split_title = f"Where the top {k} characters went"
             exports(waste_split_plot(wastes, title=split_title), f"waste-split-{question}")
         with drawing:
