@@ -102,8 +102,15 @@ if one.open:
             )
             for doc_id in layers.documents:
                 text = documents.get(doc_id, "")
-                holds_gold = doc_id in layers.gold_documents
-                box = st.container() if holds_gold else st.expander(f"{md(doc_id)} (no gold evidence here)")
+                if doc_id in layers.gold_documents:
+                    box: Any = st.container()
+                else:
+                    # Drawn only once opened: each closed expander's chart would cost the page as much as one shown.
+                    box = st.expander(
+                        f"{md(doc_id)} (no gold evidence here)", key=f"waste_doc_{question}_{doc_id}", on_change="rerun"
+                    )
+                    if not box.open:
+                        continue
                 with box:
                     drawn: dict[str, Any] = {"gold": layers.gold, "bands": layers.bands, "expanded": expanded}
                     exports(span_map(doc_id, len(text), **drawn), f"span-map-{question}-{doc_id}")

@@ -132,3 +132,19 @@ def test_many_configurations_are_picked_from_a_list_of_full_names_not_tabs(many:
     assert not app.exception, [e.value for e in app.exception]
     assert {md(name) for name in few} <= {tab.label for tab in app.tabs}
     assert not [box for box in app.selectbox if box.label == "Chunks drawn over the documents"]
+
+
+def test_a_document_without_gold_evidence_is_drawn_only_once_its_expander_is_opened() -> None:
+    sample = cg.load_workspace(ROOT / "sample_data" / "workspace")
+    app = open_waste(configs=",".join(sample.names[:2]), k="5", question="q001")
+    assert not app.exception, [e.value for e in app.exception]
+    labels = {f"{md(doc_id)} (no gold evidence here)": doc_id for doc_id in sample.documents}
+    folded = [labels[e.label] for e in app.expander if e.label in labels]
+    assert folded
+    gold = {anchor.doc_id for anchor in next(q for q in sample.questions if q.id == "q001").anchors}
+    titles = chart_titles(app)
+    assert sorted(titles) == sorted(["Where the top 5 characters went", *gold])
+    app.session_state[f"waste_doc_q001_{folded[0]}"] = True
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert sorted(chart_titles(app)) == sorted([*titles, folded[0]])

@@ -141,3 +141,29 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Pag
         found.scroll_into_view_if_needed()
         expect(found.locator(".main-svg").first).to_be_visible(timeout=60_000)
         found.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+@pytest.fixture(scope="module")
+def sample_server() -> Iterator[str]:
+    with serving() as url:
+        yield url
+
+
+def test_a_document_without_gold_evidence_is_drawn_once_its_expander_is_opened(sample_server: str, page: Page) -> None:
+    workspace = cg.load_workspace(ROOT / "sample_data" / "workspace")
+    names = list(workspace.names[:2])
+    open_waste(page, sample_server, {"configs": ",".join(names), "k": 5, "question": "q001"})
+    folded = page.get_by_test_id("stExpander").filter(has_text="(no gold evidence here)")
+    assert folded.count() >= 1
+    first = folded.first
+    label = first.locator("summary").get_by_test_id("stMarkdownContainer").inner_text()
+    doc_id = label.removesuffix(" (no gold evidence here)").strip()
+    first.locator("summary").click()
+    settled(page)
+    expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    opened = page.get_by_test_id("stExpander").filter(has_text=f"{doc_id} (no gold evidence here)")
+    chart = opened.get_by_test_id("stPlotlyChart")
+    expect(chart.locator(".main-svg").first).to_be_visible(timeout=60_000)
+    expect(chart).to_contain_text(doc_id)
+    expect(opened.locator(".cg-doc").first).to_be_visible()
+    assert doc_id in workspace.documents
