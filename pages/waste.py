@@ -22,6 +22,18 @@ from contextgrid.render.waste_figures import (
 )
 from pages import _data, _state
 
+CHARACTER_COLUMNS = {
+    "character_recall": ("recall", "The share of the gold evidence's characters that came back", "%.3f"),
+    "character_precision": ("precision", "The share of the characters that came back that are gold evidence", "%.3f"),
+    "character_f1": ("F1", "The harmonic mean of character recall and precision", "%.3f"),
+    "retrieved_characters": ("retrieved", "Distinct characters retrieved", "%d"),
+    "gold_characters": ("gold", "Characters of gold evidence", "%d"),
+    "not_gold": ("not gold", "Distinct retrieved characters that are not gold evidence: the waste", "%d"),
+    "repeated": ("repeated", "Characters retrieved more than once, counted once per extra copy", "%d"),
+    "missed": ("missed", "Gold characters that never came back", "%d"),
+}
+"""Each column of the character scores table: its heading, what it holds and how its numbers are written."""
+
 
 def exports(figure: Any, name: str) -> None:
     """The figure, and its HTML download (the same figure, plotly.js inline); its PNG is the chart's own camera
@@ -73,13 +85,15 @@ if one.open:
         st.text(item.question)
         measured = _data.guard(lambda: _data.question_waste(source, question, tuple(configs), k), source=source)
         wastes, numbers = measured.wastes, measured.numbers
-        # Across the page, not in a side column: there, long configuration names and the headers were cut.
-        st.dataframe(
-            numbers.style.format("{:.3f}", subset=["character_recall", "character_precision", "character_f1"]),
-            width="stretch",
-            # Wide enough for the longest configuration name (about 7 px a character at the table's font).
-            column_config={"_index": st.column_config.Column(width=7 * max(map(len, numbers.index)) + 16)},
-        )
+        # Across the page, not in a side column: there, long configuration names and the headers were cut. Short
+        # headings, so that every column fits without scrolling; each one's help gives the library's name.
+        columns: dict[str, Any] = {
+            name: st.column_config.NumberColumn(label, help=f"{meaning} (`{name}`)", format=shown)
+            for name, (label, meaning, shown) in CHARACTER_COLUMNS.items()
+        }
+        # Wide enough for the longest configuration name (about 7 px a character at the table's font).
+        columns["_index"] = st.column_config.Column(width=7 * max(map(len, numbers.index)) + 16)
+        st.dataframe(numbers, width="stretch", column_config=columns)
         drawing, figures = st.columns([3, 2])
         with figures:
             split_title = f"Where the top {k} characters went"

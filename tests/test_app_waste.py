@@ -3,6 +3,7 @@ for the chosen question and configurations; without documents it says what it ne
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import corpora
@@ -11,7 +12,7 @@ from charts import figures, title
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
-from contextgrid.evidence.waste import measure_waste
+from contextgrid.evidence.waste import COMPARED_COLUMNS, measure_waste
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.workspace.summary import configuration_summary
 
@@ -148,3 +149,15 @@ def test_a_document_without_gold_evidence_is_drawn_only_once_its_expander_is_ope
     app.run()
     assert not app.exception, [e.value for e in app.exception]
     assert sorted(chart_titles(app)) == sorted([*titles, folded[0]])
+
+
+def test_every_character_score_column_has_a_short_heading_and_says_its_library_name() -> None:
+    app = open_waste(k="5", question="q001")
+    assert not app.exception, [e.value for e in app.exception]
+    table = app.dataframe[0]
+    assert list(table.value.columns) == list(COMPARED_COLUMNS)
+    config = json.loads(table.proto.columns)
+    headings = [config[name]["label"] for name in COMPARED_COLUMNS]
+    assert headings == ["recall", "precision", "F1", "retrieved", "gold", "not gold", "repeated", "missed"]
+    for name in COMPARED_COLUMNS:
+        assert f"(`{name}`)" in config[name]["help"]

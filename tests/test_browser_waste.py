@@ -4,6 +4,7 @@ screenshots of docs/diagnosing-failures.md are taken here."""
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -56,6 +57,12 @@ def server(hostile: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def sample_server() -> Iterator[str]:
+    with serving() as url:
+        yield url
+
+
 def settled(page: Page) -> None:
     wait(page, timeout=180_000)
 
@@ -96,7 +103,7 @@ def test_untrusted_document_text_renders_as_literal_text_and_runs_nothing(
     drawn.screenshot(path=str(IMAGES / "waste-document.png"))
 
 
-def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Page) -> None:
+def test_screenshots_of_the_sample_workspace_for_the_docs(sample_server: str, page: Page) -> None:
     sample = ROOT / "sample_data" / "workspace"
     workspace = cg.load_workspace(sample)
     # Two chunkings side by side, one of them overlapping; a question both answer at least in part.
@@ -109,16 +116,17 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Pag
     question = str(
         max(candidates, key=lambda q: (repeated[q] > 0, -abs(recall.loc[q].iloc[0] - 0.5)), default=recall.index[0])
     )
-    query = {
-        "source": "folder",
-        "workspace": str(sample),
-        "configs": ",".join(names),
-        "config": names[0],
-        "k": 5,
-        "question": question,
-    }
-    open_waste(page, server, query)
+    query = {"configs": ",".join(names), "config": names[0], "k": 5, "question": question}
+    open_waste(page, sample_server, query)
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
+    # The sample's own choices took: the question and both configurations are the ones asked for.
+    expect(page.get_by_role("combobox", name="Question")).to_have_value(re.compile(f"^{re.escape(question)}: "))
+    for name in names:
+        expect(page.get_by_test_id("stMultiSelect").get_by_text(name, exact=True)).to_be_visible()
+    # Plotly draws after the run ends: the page is taken once every chart on it is drawn.
+    charts = page.get_by_test_id("stPlotlyChart")
+    for index in range(charts.count()):
+        expect(charts.nth(index).locator(".main-svg").first).to_be_attached(timeout=60_000)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "page-waste.png"), full_page=True)
     # Charts by their place in the tab (left column first). The docs' images are the kaleido PNGs of
@@ -141,12 +149,6 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(server: str, page: Pag
         found.scroll_into_view_if_needed()
         expect(found.locator(".main-svg").first).to_be_visible(timeout=60_000)
         found.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-
-
-@pytest.fixture(scope="module")
-def sample_server() -> Iterator[str]:
-    with serving() as url:
-        yield url
 
 
 def test_a_document_without_gold_evidence_is_drawn_once_its_expander_is_opened(sample_server: str, page: Page) -> None:
