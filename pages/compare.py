@@ -23,6 +23,7 @@ if len(names) < 2:
     st.info("Comparing needs at least two configurations.")
     st.stop()
 
+notice = st.empty()
 top = st.columns(2)
 with top[0]:
     metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
@@ -35,6 +36,11 @@ with pair[0]:
     a = _state.choose("A", names, "a", default=1)
 with pair[1]:
     b = _state.choose("B (against)", [name for name in names if name != a], "b")
+_state.report_unknown(
+    {"a": names, "b": names, "metric": BUILTIN_METRICS, "k": {str(value) for value in DEFAULT_KS}, "configs": names},
+    names={"a": "configuration A", "b": "configuration B", "configs": "configuration"},
+    container=notice,
+)
 # Each view runs only when its tab is open (its name is in the URL as ``compare_view``): the test resamples
 # every question thousands of times, which a look at the scatter should not wait for.
 pair_view, winner_view = st.tabs(["A against B", "Is the winner real?"], key="compare_view", bind="query-params")

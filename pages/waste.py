@@ -65,11 +65,17 @@ if not items:
     st.stop()
 
 names = list(workspace.names)
+notice = st.empty()
 configs = _state.choose_many("Configurations", names, "configs", default=names[:2])
 if not configs:
     st.info("Choose at least one configuration.")
     st.stop()
 k = _state.choose("k", list(DEFAULT_KS), "k", default=2)
+_state.report_unknown(
+    {"configs": names, "config": names, "k": {str(value) for value in DEFAULT_KS}, "question": items},
+    names={"configs": "configuration", "config": "configuration"},
+    container=notice,
+)
 
 # Each view runs only when its tab is open (its name is in the URL as ``waste_view``): the page draws one view's
 # charts, not all seven.

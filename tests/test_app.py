@@ -193,6 +193,7 @@ def test_question_drill_down_shows_the_ranking_and_first_relevant_rank() -> None
 def test_compare_counts_wins_ties_and_losses_like_the_library() -> None:
     app = page(start(metric="recall", k="3", a="dense-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
     no_problems(app)
+    assert not app.warning, [warning.value for warning in app.warning]
     table = load_workspace(SAMPLE).per_query("recall", 3)
     outcomes = question_changes(table, "dense-recursive-500-0", "bm25-recursive-500-0")["outcome"].value_counts()
     shown = [metric.value for metric in app.metric[:3]]
@@ -399,3 +400,30 @@ def test_question_drill_down_shows_the_gold_passage_from_the_document() -> None:
     assert entry.question in texts
     gold = entry.gold[0].span
     assert workspace.documents[gold.doc_id][gold.start : gold.end] in texts
+
+
+def test_a_compare_link_to_what_does_not_exist_says_so_in_one_line() -> None:
+    app = page(
+        start(a="no-such-config", b="bm25-recursive-500-0", k="7", configs="bm25-recursive-500-0,gone"), "compare.py"
+    )
+    no_problems(app)
+    [warning] = app.warning
+    assert warning.value == (
+        "The link asks for "
+        + md("configuration A 'no-such-config', k '7', configuration 'gone'")
+        + ", which this data does not have; showing the defaults instead."
+    )
+    assert app.query_params["a"] == load_workspace(SAMPLE).names[1]
+    assert app.query_params["b"] == "bm25-recursive-500-0"
+
+
+def test_a_context_waste_link_to_what_does_not_exist_says_so_in_one_line() -> None:
+    app = page(start(question="q-none", configs="gone,bm25-recursive-500-0"), "waste.py")
+    no_problems(app)
+    [warning] = app.warning
+    assert warning.value == (
+        "The link asks for "
+        + md("configuration 'gone', question 'q-none'")
+        + ", which this data does not have; showing the defaults instead."
+    )
+    assert app.query_params["configs"] == "bm25-recursive-500-0"
