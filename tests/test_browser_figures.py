@@ -144,3 +144,25 @@ def test_span_map_labels_overlap_nothing(
         assert box[3] <= found["plot"][1] + 1, (found["gaps"], found["plot"])
     for first, second in itertools.combinations(gaps, 2):
         assert not _meet(first, second), found["gaps"]
+
+
+# Each legend marker's box: a marker sized by a count in the plot must not be drawn as small in the legend.
+_LEGEND_MARKERS = """() => [...document.querySelectorAll('.legend .legendpoints path.scatterpts')].map((p) => {
+    const box = p.getBoundingClientRect();
+    return [p.closest('.traces').textContent, box.width, box.height];
+})"""
+
+
+def test_every_legend_marker_is_big_enough_to_see(figures: dict[str, Any], page: Page, tmp_path: Path) -> None:
+    page.set_viewport_size({"width": WIDTH + 40, "height": 1000})
+    seen = 0
+    for name, figure in figures.items():
+        file = tmp_path / f"{name}.html"
+        file.write_text(figure_html(figure, name=name), encoding="utf-8")
+        page.goto(file.as_uri())
+        expect(page.locator(".hoverlayer")).to_have_count(1)
+        markers = page.evaluate(_LEGEND_MARKERS)
+        small = [(entry, width, height) for entry, width, height in markers if min(width, height) < 6]
+        assert not small, (name, small)
+        seen += len(markers)
+    assert seen

@@ -261,6 +261,8 @@ def pair_scatter(changes: pd.DataFrame, a: str, b: str, label: str) -> Any:
                     "sizeref": largest / 40**2,
                     "sizemin": 5,
                 },
+                # Scores of 0 and 1 lie on the plot's edges: a point sized by many questions is drawn whole.
+                cliponaxis=False,
                 customdata=part[["questions", "examples"]].to_numpy(dtype=object),
                 hovertemplate=f"%{{customdata[0]}} questions: %{{customdata[1]}}<br>{html.escape(b)} %{{x:.3f}}, "
                 f"{html.escape(a)} %{{y:.3f}}<extra></extra>",
@@ -270,7 +272,8 @@ def pair_scatter(changes: pd.DataFrame, a: str, b: str, label: str) -> Any:
         title={"text": f"{html.escape(label)} per question: {html.escape(a)} against {html.escape(b)}"},
         xaxis={"range": [-0.05, 1.05], "title": {"text": html.escape(b)}},
         yaxis={"range": [-0.05, 1.05], "title": {"text": html.escape(a)}},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        # Legend markers of one size: sized by their points' counts, most were drawn a pixel or two wide.
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "itemsizing": "constant"},
         margin={"t": 100},
     )
     return finish(figure, height=480, margin={"t": 100})
