@@ -86,3 +86,17 @@ def test_many_questions_are_aggregated_not_drawn_one_by_one(figures: dict[str, A
     [by_rank] = figures["big-coverage-by-rank"].data
     assert len(by_rank.y) == 30
     assert "9970 more not drawn" in figures["big-coverage-by-rank"].layout.title.text
+
+
+@pytest.mark.parametrize("name", ["intervals", "big-intervals"])
+def test_every_interval_ends_inside_the_plot(figures: dict[str, Any], name: str) -> None:
+    figure = figures[name]
+    low, high = figure.layout.xaxis.range
+    ends = [x for trace in figure.data if trace.mode == "lines" for x in trace.x if x is not None]
+    points = [x for trace in figure.data if trace.mode == "markers" for x in trace.x]
+    assert ends
+    assert points
+    drawn = [*ends, *points, 0.0]
+    margin = 0.04 * (max(drawn) - min(drawn))
+    assert low <= min(drawn) - margin
+    assert max(drawn) + margin <= high

@@ -4,6 +4,7 @@ figure the dashboard, notebooks and downloads draw."""
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
 from contextgrid.core.errors import parameter_error
@@ -114,7 +115,7 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
     heading = html.escape(title, quote=False) if title else f"{metric}: difference to {baseline}"
     figure.update_layout(
         title={"text": f"{heading}<br><sup>{html.escape(_subtitle(table), quote=False)}</sup>"},
-        xaxis={"title": {"text": f"{metric} minus {baseline}"}, "zeroline": False},
+        xaxis={"title": {"text": f"{metric} minus {baseline}"}, "zeroline": False, "range": _padded(table)},
         # Rows in the table's order, top to bottom, whichever verdict trace drew them.
         yaxis={
             "type": "category",
@@ -133,6 +134,20 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
         height=rows_height(len(table.comparisons), chrome=260) + 14 * len(table.comparisons),
         margin={"t": 90, "b": 90},
     )
+
+
+def _padded(table: ComparisonTable) -> list[float]:
+    """The x range holding every interval, point and 0 with a margin: plotly's own range for lines has none, so
+    the widest interval ended on the plot's edge, where it looked cut."""
+    values = [0.0] + [
+        value
+        for c in table.comparisons
+        for value in (c.ci_low, c.ci_high, c.difference)
+        if value is not None and math.isfinite(value)
+    ]
+    low, high = min(values), max(values)
+    margin = 0.05 * (high - low) or 0.05
+    return [low - margin, high + margin]
 
 
 def _agrees(comparison: PairedComparison) -> bool:
