@@ -199,3 +199,26 @@ def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(umask)
     assert (tmp_path / "run.trec").stat().st_mode & 0o777 == 0o644
+
+
+def test_reading_a_files_first_line_does_not_split_the_whole_file(tmp_path: Path) -> None:
+    # The JSON Lines reader types its columns from the first line: splitting a large file into every line's
+    # bytes first would cost as much memory again as the file itself.
+    import tracemalloc
+
+    from contextgrid.io.files import Source
+
+    path = tmp_path / "run.jsonl"
+    line = json.dumps({"question_id": "q1", "chunk_id": "c1", "score": 1.0}) + "\n"
+    path.write_text(line * 200_000)
+    source = Source(path)
+    assert len(source.data) > 10_000_000
+    tracemalloc.start()
+    try:
+        number, first = next(source.lines())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (number, first) == (1, line.rstrip("\n").encode())
+    assert peak < 1_000_000
+    assert [number for number, _ in source.lines()][-1] == 200_000

@@ -14,6 +14,7 @@ never leaves half a file behind.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import tempfile
@@ -315,9 +316,10 @@ class Source:
         raise self.error(None, None, f"expected {expected}, got an empty file")
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
-        """(1-based line number, raw line without its line ending) for every line."""
-        for number, raw in enumerate(self.data.split(b"\n"), start=1):
-            yield number, raw.removesuffix(b"\r")
+        """(1-based line number, raw line without its line ending) for every line, one at a time: a reader
+        that looks only at the first lines does not split the whole file."""
+        for number, raw in enumerate(io.BytesIO(self.data), start=1):
+            yield number, raw.removesuffix(b"\n").removesuffix(b"\r")
 
     def text_lines(self) -> Iterator[tuple[int, str]]:
         """(line number, text) for every line that is not blank; undecodable bytes are refused."""
