@@ -6,6 +6,7 @@ Each test also checks that the input file's bytes are exactly what they were.
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,27 @@ def test_parquet_bad_value_names_the_row(tmp_path: Path) -> None:
 def test_jsonl_line_that_is_not_an_object(tmp_path: Path) -> None:
     path = write(tmp_path / "run.jsonl", '{"question_id": "q1", "chunk_id": "c1", "score": 1}\n["q1", "c2"]\n')
     refused(path, read_run, "line 2", "got a JSON list", '["q1", "c2"]')
+
+
+@pytest.mark.parametrize("filler", ["\u00a0", "\u2003", "\x1c"])
+def test_jsonl_line_of_unicode_spaces_is_no_blank_line(tmp_path: Path, filler: str) -> None:
+    # Python's str.strip() would take it for a blank line and skip it; only C's isspace() makes a line blank.
+    text = (
+        '{"question_id": "q1", "chunk_id": "c1", "score": 1}\n'
+        + filler
+        + '\n \t\n{"question_id": "q1", "chunk_id": "c2", "score": 0.5}\n'
+    )
+    path = write(tmp_path / "run.jsonl", text)
+    error = refused(path, read_run, "line 2", "expected a JSON object per line, got invalid JSON")
+    assert error.line == 2
+
+
+def test_jsonl_blank_lines_are_skipped(tmp_path: Path) -> None:
+    first, second = (
+        json.dumps({"question_id": "q1", "chunk_id": chunk, "score": score}) for chunk, score in [("c1", 1), ("c2", 2)]
+    )
+    text = first + "\n \t\v\f\r\n\n" + second + "\n"
+    assert read_run(write(tmp_path / "run.jsonl", text)).to_dict() == {"q1": ["c2", "c1"]}
 
 
 def test_jsonl_score_of_the_wrong_type(tmp_path: Path) -> None:

@@ -74,6 +74,9 @@ it likes, and a file refused for its expansion costs no more than this."""
 _BLOCK = 16 * MIB
 """How much is read (decompressed) at a time: large enough to read at full speed, small enough to refuse early."""
 
+_BLANK = " \t\r\v\f"
+"""What a blank line may hold: C's ``isspace()`` but the newline (lines are split on it)."""
+
 _UNITS = {"": 1, "k": KIB, "kib": KIB, "m": MIB, "mib": MIB, "g": GIB, "gib": GIB}
 _SIZE = re.compile(r"\s*([0-9]+)\s*([a-z]*)\s*", re.IGNORECASE)
 
@@ -322,7 +325,8 @@ class Source:
             yield number, raw.removesuffix(b"\n").removesuffix(b"\r")
 
     def text_lines(self) -> Iterator[tuple[int, str]]:
-        """(line number, text) for every line that is not blank; undecodable bytes are refused."""
+        """(line number, text) for every line that is not blank (only spaces, tabs, ``\\v`` or ``\\f``); undecodable
+        bytes are refused."""
         for number, raw in self.lines():
             try:
                 line = raw.decode("utf-8")
@@ -332,7 +336,8 @@ class Source:
                     raw.decode("utf-8", errors="backslashreplace"),
                     f"expected UTF-8 text, got undecodable bytes at column {error.start + 1}",
                 ) from None
-            if line.strip():
+            # Blank as C's isspace() says (as TREC text is read): a line of a no-break space is no blank line.
+            if line.strip(_BLANK):
                 yield number, line
 
     def check_utf8(self) -> None:
