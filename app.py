@@ -135,20 +135,8 @@ def _dashboard() -> None:
     navigation.run()
 
 
-def _start_scoring() -> None:
-    """Start reading and scoring the default workspace (see ``pages._loading.scoring``), the slow step of a first
-    visit; a workspace that cannot be read is left to the page, which says what is wrong when it is opened."""
-    from contextgrid import ContextGridError
-    from pages import _loading, _server
-
-    try:
-        _loading.scored(_server.settings().workspace)
-    except ContextGridError:
-        return
-
-
 def _prepare_default() -> None:
-    """Lay out the default workspace's grid once it is scored, as a first visit to the Overview would.
+    """Score the default workspace and lay out its grid, as a first visit to the Overview would.
 
     A workspace that cannot be read is only mentioned here: the page says what is wrong when it is opened.
     """
@@ -167,8 +155,7 @@ def _prepare_default() -> None:
 
 @asynccontextmanager
 async def _lifespan(_: object) -> AsyncIterator[None]:
-    # The grid on a thread, so that the server answers at once; the first visit finds the work done or under way.
-    # Here, not at import: Streamlit's data caches belong to its runtime, which exists only once the server runs.
+    # Scoring on a thread, so that the server answers at once; the first visit finds the work done or under way.
     # When the server stops, the uploads go with it.
     threading.Thread(target=_prepare_default, name="contextgrid-prepare", daemon=True).start()
     yield
@@ -180,7 +167,4 @@ async def _lifespan(_: object) -> AsyncIterator[None]:
 if __name__ == "__main__":
     _dashboard()
 else:
-    # The server imports this file before it starts listening: the scoring starts now, some 0.2 s before the
-    # lifespan would start it, overlapping the server's start-up instead of the browser's first visit.
-    threading.Thread(target=_start_scoring, name="contextgrid-scoring-start", daemon=True).start()
     app = st.App(__file__, lifespan=_lifespan)
