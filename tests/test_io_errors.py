@@ -210,6 +210,19 @@ def test_csv_wrong_column_count(tmp_path: Path) -> None:
     refused(path, read_run, "line 3", "expected 3 comma-separated columns", "'q1,c2'")
 
 
+@pytest.mark.parametrize("blank", [" ", "\t", " \r"])
+def test_csv_line_of_whitespace_is_named(tmp_path: Path, blank: str) -> None:
+    # pyarrow skips only empty lines: one of whitespace is a row of one cell, refused with its line.
+    path = write(tmp_path / "run.csv", f"question_id,chunk_id,score\nq1,c1,0.5\n{blank}\nq1,c2,0.4\n")
+    error = refused(path, read_run, "line 3", "expected 3 comma-separated columns, as in the header, got 1")
+    assert error.line == 3
+
+
+def test_csv_empty_lines_are_skipped(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.csv", "question_id,chunk_id,score\nq1,c1,0.5\n\n\r\nq1,c2,0.9\n")
+    assert read_run(path).to_dict() == {"q1": ["c2", "c1"]}
+
+
 def test_csv_non_numeric_score(tmp_path: Path) -> None:
     path = write(tmp_path / "run.tsv", "qid\tdocid\tscore\nq1\tc1\t0.5\nq1\tc2\tn/a\n")
     refused(path, read_run, "line 3", "the score to be a number", "'q1\\tc2\\tn/a'")

@@ -38,7 +38,8 @@ class _Delimited:
             )
         except pa.ArrowInvalid as error:
             source.check_utf8()
-            lines = list(source.text_lines())
+            # The lines pyarrow read as rows: all but the empty ones (a line of spaces is a row of one cell).
+            lines = [(number, raw.decode("utf-8")) for number, raw in source.lines() if raw]
             width = len(lines[0][1].split(self.delimiter))
             for number, line in lines[1:]:
                 found = len(line.split(self.delimiter))
