@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tracemalloc
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from contextgrid.core.errors import ContextGridError, OutputExistsError, UnknownPluginError
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io import read_qrels, read_run, write_qrels, write_run
+from contextgrid.io.files import Source
 
 RUN = {"q1": {"c1": 0.5, "c2": 0.9, "c3": 0.25}, "q2": {"c9": 2.0, "c4": -1.5}}
 RANKED = {"q1": ["c2", "c1", "c3"], "q2": ["c9", "c4"]}
@@ -204,10 +206,6 @@ def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
 def test_reading_a_files_first_line_does_not_split_the_whole_file(tmp_path: Path) -> None:
     # The JSON Lines reader types its columns from the first line: splitting a large file into every line's
     # bytes first would cost as much memory again as the file itself.
-    import tracemalloc
-
-    from contextgrid.io.files import Source
-
     path = tmp_path / "run.jsonl"
     line = json.dumps({"question_id": "q1", "chunk_id": "c1", "score": 1.0}) + "\n"
     path.write_text(line * 200_000)

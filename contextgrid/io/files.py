@@ -37,6 +37,7 @@ __all__ = [
     "Source",
     "atomic_output",
     "is_gzip",
+    "numbered_lines",
     "parse_ratio",
     "parse_size",
     "size_text",
@@ -73,9 +74,6 @@ it likes, and a file refused for its expansion costs no more than this."""
 
 _BLOCK = 16 * MIB
 """How much is read (decompressed) at a time: large enough to read at full speed, small enough to refuse early."""
-
-_BLANK = " \t\r\v\f"
-"""What a blank line may hold: C's ``isspace()`` but the newline (lines are split on it)."""
 
 _UNITS = {"": 1, "k": KIB, "kib": KIB, "m": MIB, "mib": MIB, "g": GIB, "gib": GIB}
 _SIZE = re.compile(r"\s*([0-9]+)\s*([a-z]*)\s*", re.IGNORECASE)
@@ -166,6 +164,13 @@ def _long_line(block: bytes, start: int, length: int, limit: int) -> tuple[int |
                 return start - length, 0
             return None, length + len(block) - start
         start, length = end + 1, 0
+
+
+def numbered_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, line) for every line of ``data``, without its ``\\n`` or a ``\\r`` before it, one at a
+    time: a reader that looks only at the first lines does not split the whole file."""
+    for number, raw in enumerate(io.BytesIO(data), start=1):
+        yield number, raw.removesuffix(b"\n").removesuffix(b"\r")
 
 
 class Source:
@@ -319,15 +324,17 @@ class Source:
         raise self.error(None, None, f"expected {expected}, got an empty file")
 
     def lines(self) -> Iterator[tuple[int, bytes]]:
-        """(1-based line number, raw line without its line ending) for every line, one at a time: a reader
-        that looks only at the first lines does not split the whole file."""
-        for number, raw in enumerate(io.BytesIO(self.data), start=1):
-            yield number, raw.removesuffix(b"\n").removesuffix(b"\r")
+        """(1-based line number, raw line without its line ending) for every line (see :func:`numbered_lines`)."""
+        return numbered_lines(self.data)
 
     def text_lines(self) -> Iterator[tuple[int, str]]:
-        """(line number, text) for every line that is not blank (only spaces, tabs, ``\\v`` or ``\\f``); undecodable
-        bytes are refused."""
+        """(line number, text) for every line that is not blank (nothing but spaces, ``\\t``, ``\\r``, ``\\v`` or
+        ``\\f``); undecodable bytes are refused."""
         for number, raw in self.lines():
+            # Blank as C's isspace() says, which bytes.strip() follows (as TREC text is read): a line of a no-break
+            # space is no blank line.
+            if not raw.strip():
+                continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -336,9 +343,7 @@ class Source:
                     raw.decode("utf-8", errors="backslashreplace"),
                     f"expected UTF-8 text, got undecodable bytes at column {error.start + 1}",
                 ) from None
-            # Blank as C's isspace() says (as TREC text is read): a line of a no-break space is no blank line.
-            if line.strip(_BLANK):
-                yield number, line
+            yield number, line
 
     def check_utf8(self) -> None:
         """Refuse undecodable bytes, naming the first line that holds some."""

@@ -41,7 +41,7 @@ accepts, the line-by-line columns are used.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, ClassVar, cast
 
@@ -49,7 +49,7 @@ import numpy as np
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io.files import Source
+from contextgrid.io.files import Source, numbered_lines
 from contextgrid.io.formats import FORMATS, located
 
 __all__ = ["TrecFormat"]
@@ -112,12 +112,6 @@ def _content(source: Source) -> bytes:
     return data[len(_BOM) :] if data.startswith(_BOM) else data
 
 
-def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, line) for every line of ``data``, without its ``\\n`` or a ``\\r`` before it."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        yield number, raw.removesuffix(b"\r")
-
-
 def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
     """The columns read line by line, refusing the file at its first bad line (the definition; slow)."""
     import pyarrow as pa
@@ -127,7 +121,7 @@ def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
     questions: list[str] = []
     chunks: list[str] = []
     values: list[float | int] = []
-    for number, raw in _lines(data):
+    for number, raw in numbered_lines(data):
         fields = raw.split()
         if not fields:
             continue
@@ -262,7 +256,7 @@ def _read(source: Source, layout: _Layout) -> tuple[Any, Callable[[int], tuple[i
     def locate(row: int) -> tuple[int, str]:
         # Rows are the lines that are not blank, in order.
         seen = -1
-        for number, raw in _lines(data):
+        for number, raw in numbered_lines(data):
             seen += bool(raw.strip())
             if seen == row:
                 return number, _shown(raw)
