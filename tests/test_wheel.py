@@ -4,6 +4,7 @@ checkout, ``contextgrid app`` serves the bundled sample and ``contextgrid app DI
 from __future__ import annotations
 
 import shutil
+import site
 import socket
 import subprocess
 import sys
@@ -23,12 +24,21 @@ DEADLINE = 120.0
 MANIFEST = "contextgrid.toml"
 
 
+# What a build leaves in a source tree, and what is not source: a copy of the checkout without them is built.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "artifacts"
+)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from this checkout, as ``pip wheel .`` builds it."""
+    """The wheel built from this checkout, as ``pip wheel .`` builds it, but from a copy: a build leaves
+    ``build/`` and ``*.egg-info`` in the folder it builds, and tests write only under a temporary folder."""
+    source = tmp_path_factory.mktemp("source") / "contextgrid"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
     wheels = tmp_path_factory.mktemp("wheels")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(source)],
         check=True,
         cwd=wheels,
     )
@@ -36,13 +46,34 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+def _seen_packages() -> list[str]:
+    """The folders the running interpreter imports installed packages from, in its order: its site-packages
+    (a virtualenv's own, and the base's too if the virtualenv includes them) and the user's, if it reads it."""
+    sites = {*site.getsitepackages(), site.getusersitepackages()}
+    return [folder for folder in sys.path if folder in sites]
+
+
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new venv with the wheel; the dependencies come from the test environment."""
+    """A new venv with the wheel installed; its dependencies are the ones the tests run with, nothing downloaded.
+
+    ``venv --system-site-packages`` would show it the base interpreter's packages, not an activated virtualenv's;
+    a ``.pth`` file lists the running interpreter's package folders instead. Its lines are folders only: the
+    ``.pth`` files inside them are not run, so the checkout's editable install cannot shadow the wheel, whose
+    own folder comes first anyway.
+    """
     folder = tmp_path_factory.mktemp("wheel")
     environment = folder / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(environment)], check=True)
-    pip = [str(environment / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]
+    subprocess.run([sys.executable, "-m", "venv", str(environment)], check=True)
+    python = str(environment / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "_the_tests_packages.pth").write_text("".join(f"{path}\n" for path in _seen_packages()))
+    pip = [python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--force-reinstall"]
     subprocess.run([*pip, str(wheel)], check=True, cwd=folder)
     return environment
 
@@ -84,12 +115,14 @@ def test_the_dashboards_streamlit_settings_apply_from_any_folder(venv: Path, tmp
         "from contextgrid.cli.app import app_script\n"
         "config._main_script_path = str(app_script())\n"
         "config.get_config_options(force_reparse=True)\n"
-        "print(config.get_option('runner.magicEnabled'), config.get_option('server.fileWatcherType'))\n"
+        "names = ['runner.magicEnabled', 'server.fileWatcherType', 'browser.gatherUsageStats', 'client.toolbarMode']\n"
+        "print(*(config.get_option(name) for name in names))\n"
     )
     found = subprocess.run(
         [str(venv / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
     )
-    assert found.stdout.split() == ["False", "none"]
+    # No usage statistics, no Deploy button nor visitor-wide "Clear cache": nothing leaves the machine.
+    assert found.stdout.split() == ["False", "none", "False", "viewer"]
 
 
 def _free_port() -> int:
@@ -159,6 +192,7 @@ def test_contextgrid_app_serves_the_sample_from_any_folder(venv: Path, tmp_path:
         scored = lines.wait_for("contextgrid: scored", time.monotonic() + DEADLINE)
         assert str(venv) in scored
         assert str(Path("_dashboard") / "sample_data" / "workspace") in scored
+    assert not [line for line in lines.lines if "usage statistics" in line], "".join(lines.lines)
 
 
 def test_contextgrid_app_serves_a_users_workspace(venv: Path, tmp_path: Path) -> None:

@@ -15,7 +15,15 @@ from contextgrid.core.resources import shipped
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.workspace.manifest import load_workspace
 
-__all__ = ["COMMAND", "DEFAULT_EXPANDED_MB", "DEFAULT_SESSION_MB", "DEFAULT_UPLOAD_MB", "app_command", "app_script"]
+__all__ = [
+    "COMMAND",
+    "DEFAULT_EXPANDED_MB",
+    "DEFAULT_SESSION_MB",
+    "DEFAULT_UPLOAD_MB",
+    "PRIVATE_SETTINGS",
+    "app_command",
+    "app_script",
+]
 
 
 def app_script() -> Path:
@@ -51,6 +59,12 @@ DEFAULT_SESSION_MB = 1000
 DEFAULT_EXPANDED_MB = DEFAULT_MAX_BYTES >> 20
 """The most a file the dashboard reads may hold once decompressed by default, in megabytes: the library's
 default (:data:`~contextgrid.io.files.DEFAULT_MAX_BYTES`), 1024."""
+
+
+PRIVATE_SETTINGS = ("--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer")
+"""Streamlit's settings that keep the dashboard to itself, as ``.streamlit/config.toml`` sets them too: no usage
+statistics sent from visitors' browsers, no Deploy button, no Rerun nor "Clear cache" (of every session) in the
+menu. On the command line they win over a user's own config file or ``STREAMLIT_*`` variables."""
 
 
 def _megabytes(text: str) -> int:
@@ -142,7 +156,8 @@ def app_command(
     >>> from pathlib import Path
     >>> command = app_command(Path("/data/ws"), port=8600, headless=True)
     >>> command[3:]  # doctest: +ELLIPSIS
-    ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.maxUploadSize', '200', '--server.port', '8600',
+    ['run', '.../app.py', '--server.address', '127.0.0.1', '--server.maxUploadSize', '200',
+     '--browser.gatherUsageStats', 'false', '--client.toolbarMode', 'viewer', '--server.port', '8600',
      '--server.headless', 'true', '--', '--workspace', '/data/ws', '--max-session-mb', '1000',
      '--max-expanded-mb', '1024', '--max-ratio', '100']
     >>> command[4] == str(app_script())
@@ -150,7 +165,7 @@ def app_command(
     >>> app_command(Path("/data/ws"), allow_folders=[Path("/data")])[-3:]
     ['100', '--allow-folders', '/data']
     """
-    options = ["--server.address", address, "--server.maxUploadSize", str(max_upload_mb)]
+    options = ["--server.address", address, "--server.maxUploadSize", str(max_upload_mb), *PRIVATE_SETTINGS]
     options += [] if port is None else ["--server.port", str(port)]
     options += ["--server.headless", "true"] if headless else []
     script = ["--workspace", str(workspace), "--max-session-mb", str(max_session_mb)]
