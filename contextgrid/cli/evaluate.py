@@ -176,7 +176,10 @@ def _load_all(workspace: Workspace) -> None:
     """Read every run and qrels file of ``workspace`` now, behind a progress bar."""
     steps: dict[Path, tuple[Callable[[str], object], str]] = {}
     for config in workspace.configs:
-        steps.setdefault(config.qrels, (workspace.qrels, config.name))
+        # Without a qrels file, its chunks are read and judged on the gold spans: that is the step shown.
+        judged = config.qrels if config.qrels is not None else config.chunks
+        if judged is not None:
+            steps.setdefault(judged, (workspace.qrels, config.name))
         steps.setdefault(config.run, (workspace.run, config.name))
     sizes = {path: file_size(path) for path in steps}
     with FileProgress(list(sizes.values())) as progress:

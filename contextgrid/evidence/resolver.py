@@ -23,6 +23,7 @@ from contextgrid.core.log import WarningLog
 from contextgrid.data.chunk_checks import checked_chunks, checked_items
 from contextgrid.data.records import Anchor, Chunk, EvalItem, GoldSpan, Span
 from contextgrid.data.spans import overlap_pairs
+from contextgrid.data.tables import QrelsTable
 
 __all__ = ["GradeRule", "SpanResolver", "locate_quote"]
 
@@ -348,31 +349,56 @@ class SpanResolver:
 
     # -- qrels --------------------------------------------------------------------------------------
 
-    def _checked_chunks(self, chunks: Iterable[Chunk]) -> tuple[Chunk, ...]:
-        checked = checked_chunks(chunks, function="SpanResolver.qrels")
+    def _checked_chunks(self, chunks: Iterable[Chunk], function: str) -> tuple[Chunk, ...]:
+        checked = checked_chunks(chunks, function=function)
         for position, chunk in enumerate(checked):
             text = self._documents.get(chunk.span.doc_id)
             if text is None or chunk.span.end > len(text):
                 problem = "is not one of this resolver's documents" if text is None else f"has {len(text)} characters"
                 raise ContextGridError(
-                    f"SpanResolver.qrels: chunks[{position}] ({chunk.id!r}) spans {chunk.span.start}-{chunk.span.end} "
+                    f"{function}: chunks[{position}] ({chunk.id!r}) spans {chunk.span.start}-{chunk.span.end} "
                     f"of doc {chunk.span.doc_id!r}, which {problem}; chunks must come from the parse given to the "
                     "resolver"
                 )
         return checked
 
-    def _checked_items(self, items: Iterable[EvalItem]) -> tuple[EvalItem, ...]:
-        checked = checked_items(items, function="SpanResolver.qrels")
+    def _checked_items(self, items: Iterable[EvalItem], function: str) -> tuple[EvalItem, ...]:
+        checked = checked_items(items, function=function)
         for item in checked:
             for n, gold in enumerate(item.gold, 1):
                 text = self._documents.get(gold.span.doc_id)
                 if text is None or gold.span.end > len(text) or len(gold.span) == 0:
                     raise ContextGridError(
-                        f"SpanResolver.qrels: item {item.id!r} gold span {n} ({gold.span.start}-{gold.span.end} of doc "
+                        f"{function}: item {item.id!r} gold span {n} ({gold.span.start}-{gold.span.end} of doc "
                         f"{gold.span.doc_id!r}) is not a non-empty span of this resolver's documents; pass the items "
                         "through resolve() first"
                     )
         return checked
+
+    def _judged(
+        self, items: Iterable[EvalItem], chunks: Iterable[Chunk], warnings: WarningLog | None, function: str
+    ) -> tuple[tuple[EvalItem, ...], tuple[Chunk, ...], IntArray, IntArray, IntArray]:
+        """The items and chunks checked, and the judged (item, chunk, grade) triples as positions into them:
+        one per pair, its highest grade, sorted by item then chunk. What :meth:`qrels` and
+        :meth:`qrels_table` both lay out."""
+        given_items = self._checked_items(items, function)
+        given_chunks = self._checked_chunks(chunks, function)
+        owner = np.array([i for i, item in enumerate(given_items) for _ in item.gold], dtype=np.int64)
+        golds = [gold for item in given_items for gold in item.gold]
+        pairs = overlap_pairs([gold.span for gold in golds], [chunk.span for chunk in given_chunks])
+        gold_length = np.array([len(gold.span) for gold in golds], dtype=np.int64)
+        gold_grade = np.array([gold.grade for gold in golds], dtype=np.int64)
+        grade = self._grade_rule.grades(gold_grade[pairs.target], pairs.length / gold_length[pairs.target])
+        judged = grade >= 0
+        question, chunk, grade = owner[pairs.target][judged], pairs.span[judged], grade[judged]
+        # Highest grade per (question, chunk): sort by the pair, best grade first, keep the first.
+        order = np.lexsort((-grade, chunk, question))
+        question, chunk, grade = question[order], chunk[order], grade[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (question[1:] != question[:-1]) | (chunk[1:] != chunk[:-1])
+        if warnings is not None:
+            self._report_uncovered(given_items, golds, owner, pairs.target, judged, warnings)
+        return given_items, given_chunks, question[first], chunk[first], grade[first]
 
     def qrels(
         self, items: Iterable[EvalItem], chunks: Iterable[Chunk], *, warnings: WarningLog | None = None
@@ -400,27 +426,41 @@ class SpanResolver:
         warnings : WarningLog, optional
             Where gold spans no chunk covers are recorded.
         """
-        given_items = self._checked_items(items)
-        given_chunks = self._checked_chunks(chunks)
-        owner = np.array([i for i, item in enumerate(given_items) for _ in item.gold], dtype=np.int64)
-        golds = [gold for item in given_items for gold in item.gold]
-        pairs = overlap_pairs([gold.span for gold in golds], [chunk.span for chunk in given_chunks])
-        gold_length = np.array([len(gold.span) for gold in golds], dtype=np.int64)
-        gold_grade = np.array([gold.grade for gold in golds], dtype=np.int64)
-        grade = self._grade_rule.grades(gold_grade[pairs.target], pairs.length / gold_length[pairs.target])
-        judged = grade >= 0
-        question, chunk, grade = owner[pairs.target][judged], pairs.span[judged], grade[judged]
-        # Highest grade per (question, chunk): sort by the pair, best grade first, keep the first.
-        order = np.lexsort((-grade, chunk, question))
-        question, chunk, grade = question[order], chunk[order], grade[order]
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = (question[1:] != question[:-1]) | (chunk[1:] != chunk[:-1])
+        given_items, given_chunks, question, chunk, grade = self._judged(items, chunks, warnings, "SpanResolver.qrels")
         result: dict[str, dict[str, int]] = {item.id: {} for item in given_items}
-        for q, c, g in zip(question[first].tolist(), chunk[first].tolist(), grade[first].tolist(), strict=True):
+        for q, c, g in zip(question.tolist(), chunk.tolist(), grade.tolist(), strict=True):
             result[given_items[q].id][given_chunks[c].id] = g
-        if warnings is not None:
-            self._report_uncovered(given_items, golds, owner, pairs.target, judged, warnings)
         return result
+
+    def qrels_table(
+        self, items: Iterable[EvalItem], chunks: Iterable[Chunk], *, warnings: WarningLog | None = None
+    ) -> QrelsTable:
+        """:meth:`qrels` as a :class:`~contextgrid.data.tables.QrelsTable`, laid out on columns.
+
+        The same judgements, one row per judged (question, chunk), in the same
+        order; an item without one has no rows, as in a qrels file written
+        from :meth:`qrels`. This is what a workspace scores a configuration
+        against when its qrels are resolved from the gold spans.
+
+        Examples
+        --------
+        >>> import contextgrid as cg
+        >>> from contextgrid.evidence.resolver import SpanResolver
+        >>> resolver = SpanResolver({"r.md": "Refunds take 30 days. Fees apply."})
+        >>> item = cg.EvalItem(id="q1", question="How long?", anchors=(cg.Anchor("r.md", "30 days"),))
+        >>> chunks = [cg.Chunk("c0", cg.Span("r.md", 0, 22), ""), cg.Chunk("c1", cg.Span("r.md", 17, 33), "")]
+        >>> table = resolver.qrels_table(resolver.resolve([item]), chunks)
+        >>> table.to_dict() == resolver.qrels(resolver.resolve([item]), chunks)
+        True
+        """
+        import pyarrow as pa
+
+        given_items, given_chunks, question, chunk, grade = self._judged(
+            items, chunks, warnings, "SpanResolver.qrels_table"
+        )
+        question_ids = pa.array([item.id for item in given_items], type=pa.string())
+        chunk_ids = pa.array([each.id for each in given_chunks], type=pa.string())
+        return QrelsTable.from_columns(question_ids.take(pa.array(question)), chunk_ids.take(pa.array(chunk)), grade)
 
     def _report_uncovered(
         self,

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import ContextGridError, InputFileError, NameTakenError
+from contextgrid.evidence.resolver import GradeRule
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.workspace.configuration import Configuration
 from contextgrid.workspace.model import Workspace
@@ -43,7 +44,7 @@ def _existing(role: str, path: object, *, folder_too: bool = False) -> Path:
 def workspace_from_files(
     name: str,
     *,
-    qrels: PathLike,
+    qrels: PathLike | None = None,
     runs: Sequence[PathLike],
     documents: PathLike | None = None,
     chunks: PathLike | None = None,
@@ -52,8 +53,10 @@ def workspace_from_files(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    grade_rule: GradeRule | None = None,
 ) -> Workspace:
-    """A workspace of one configuration per run file, all scored against ``qrels``.
+    """A workspace of one configuration per run file, all scored against ``qrels`` (or against the
+    gold spans judged onto ``chunks``).
 
     What :func:`~contextgrid.workspace.manifest.load_workspace` builds from a
     manifest, built from the files themselves: each file must exist, and is
@@ -63,8 +66,11 @@ def workspace_from_files(
     ----------
     name : str
         The workspace's name.
-    qrels : path
-        The judgements every run is scored against.
+    qrels : path, optional
+        The judgements every run is scored against. Without it, ``chunks``
+        are judged on the questions' gold spans, resolved in the documents
+        (:meth:`~contextgrid.workspace.model.Workspace.gold_qrels`), so
+        ``chunks``, ``questions`` and ``documents`` are then needed.
     runs : sequence of paths
         One configuration each, in this order, named after its file
         (:func:`configuration_name`), so no two may share that name. The
@@ -80,6 +86,9 @@ def workspace_from_files(
     max_bytes, max_line_bytes, max_ratio : int, optional
         The limits the files are read within (:class:`~contextgrid.workspace.model.Workspace`);
         the dashboard passes its server's for uploads.
+    grade_rule : GradeRule, optional
+        How chunks are graded on the gold spans without ``qrels``; default
+        :class:`~contextgrid.evidence.resolver.GradeRule` ``()``.
 
     Returns
     -------
@@ -93,8 +102,9 @@ def workspace_from_files(
     NameTakenError
         For two runs that make the same configuration name.
     ContextGridError
-        For no run, a name that is not a non-empty string, or answers of a
-        configuration the runs do not make.
+        For no run, a name that is not a non-empty string, answers of a
+        configuration the runs do not make, no ``qrels`` without ``chunks``,
+        ``questions`` and ``documents``, or a ``grade_rule`` with ``qrels``.
 
     Examples
     --------
@@ -109,6 +119,17 @@ def workspace_from_files(
     Traceback (most recent call last):
     ...
     contextgrid.core.errors.ContextGridError: workspace_from_files('handmade'): a workspace needs at least one run file
+
+    Without qrels, a chunking's gold judgements (the sample workspace is a sweep's, so they are its qrels):
+
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> swept = load_workspace(SAMPLE)
+    >>> first = swept.configs[0]
+    >>> shared = {"questions": swept.questions_path, "documents": swept.documents_path}
+    >>> judged = workspace_from_files("sample", runs=[first.run], chunks=first.chunks, **shared)
+    >>> judged.qrels(judged.names[0]).to_dict() == swept.qrels(first.name).to_dict()
+    True
     """
     if not isinstance(name, str) or not name.strip():
         raise ContextGridError(f"workspace_from_files: name must be a non-empty str, got {name!r}")
@@ -117,7 +138,20 @@ def workspace_from_files(
         raise ContextGridError(f"{label}: runs must be a sequence of paths, got {runs!r}")
     if not runs:
         raise ContextGridError(f"{label}: a workspace needs at least one run file")
-    shared = _existing("qrels", qrels)
+    if qrels is None:
+        lacking = [
+            role
+            for role, path in (("chunks", chunks), ("questions", questions), ("documents", documents))
+            if path is None
+        ]
+        if lacking:
+            raise ContextGridError(
+                f"{label}: without qrels, the runs are judged on the questions' gold spans in the chunks, which needs "
+                f"{', '.join(lacking)} too"
+            )
+    elif grade_rule is not None:
+        raise ContextGridError(f"{label}: grade_rule grades chunks on the gold spans, without qrels; drop one of them")
+    shared = None if qrels is None else _existing("qrels", qrels)
     chunking = None if chunks is None else _existing("chunks", chunks)
     run_paths = [_existing("run", run) for run in runs]
     names: list[str] = []
@@ -163,4 +197,5 @@ def workspace_from_files(
         max_bytes=max_bytes,
         max_line_bytes=max_line_bytes,
         max_ratio=max_ratio,
+        grade_rule=GradeRule() if grade_rule is None else grade_rule,
     )

@@ -38,9 +38,11 @@ class Configuration:
         hold ``@``, which is kept for ``metric@k`` labels.
     run : Path
         The ranked chunk ids per question.
-    qrels : Path
+    qrels : Path, optional
         The judgements the run is scored against: the configuration's own
-        file, else the workspace's shared one.
+        file, else the workspace's shared one. ``None`` (the default) judges
+        its chunks on the workspace's gold spans instead, so it then needs
+        ``chunks``.
     chunks, answers : Path, optional
         The chunks of this configuration's chunking, and its generated answers.
 
@@ -58,12 +60,19 @@ class Configuration:
     ...
     contextgrid.core.errors.ContextGridError: Configuration('bm25-512'): parameter 'size' must be a str, int, float
     or bool, got [512]
+    >>> Configuration("bm25-512", {}, run=Path("r"), chunks=Path("chunks.jsonl")).files
+    (PosixPath('r'), PosixPath('chunks.jsonl'))
+    >>> Configuration("bm25-512", {}, run=Path("r"))
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: Configuration('bm25-512'): a configuration without qrels is judged on the
+    gold spans of its chunks, so it needs chunks
     """
 
     name: str
     params: Mapping[str, ParamValue]
     run: Path
-    qrels: Path
+    qrels: Path | None = None
     chunks: Path | None = None
     answers: Path | None = None
 
@@ -80,15 +89,19 @@ class Configuration:
                 raise ContextGridError(f"{label}: parameter {key!r} must be a str, int, float or bool, got {value!r}")
         for name in ("run", "qrels", "chunks", "answers"):
             value = getattr(self, name)
-            if not (isinstance(value, Path) or (value is None and name in ("chunks", "answers"))):
+            if not (isinstance(value, Path) or (value is None and name != "run")):
                 raise ContextGridError(f"{label}: {name} must be a Path, got {value!r}")
+        if self.qrels is None and self.chunks is None:
+            raise ContextGridError(
+                f"{label}: a configuration without qrels is judged on the gold spans of its chunks, so it needs chunks"
+            )
         # A read-only copy: the caller's dict stays theirs, and ours cannot drift. A FrozenMap, not a
         # MappingProxyType, so that a configuration pickles (into a cache, or to a worker process).
         object.__setattr__(self, "params", FrozenMap(self.params))
 
     @property
     def files(self) -> tuple[Path, ...]:
-        """Every file this configuration names: run, qrels, then chunks and answers if given."""
+        """Every file this configuration names: run, then qrels, chunks and answers if given."""
         return tuple(path for path in (self.run, self.qrels, self.chunks, self.answers) if path is not None)
 
 

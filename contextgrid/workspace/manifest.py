@@ -9,7 +9,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from contextgrid.core.errors import InputFileError
+from contextgrid.core.errors import ContextGridError, InputFileError
+from contextgrid.evidence.resolver import GradeRule
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.workspace.access import is_within
 from contextgrid.workspace.configuration import Configuration, is_param_value
@@ -18,7 +19,12 @@ from contextgrid.workspace.model import MANIFEST, Workspace
 __all__ = ["MANIFEST", "load_workspace", "manifest_text"]
 
 
-_TOP_KEYS = ("name", "qrels", "questions", "documents", "config")
+_TOP_KEYS = ("name", "qrels", "questions", "documents", "grade_rule", "config")
+
+
+_GRADE_RULE_KEYS = ("full_fraction", "partial_grade", "min_fraction")
+"""The keys of ``[grade_rule]``, in the order they are checked (``min_fraction`` is checked against
+``full_fraction``)."""
 
 
 _CONFIG_KEYS = ("name", "run", "qrels", "chunks", "answers", "params")
@@ -55,9 +61,16 @@ class _Manifest:
         return InputFileError(self.shown, line, text, expected)
 
     def key_line(self, key: str, config: int | None = None, *, table: str | None = None) -> int | None:
-        """Line of ``key = ...`` at the top level, or in the ``config``-th ``[[config]]``
-        (in its ``[config.table]`` when ``table`` is given)."""
-        if config is None:
+        """Line of ``key = ...`` at the top level (in its ``[table]`` when ``table`` is given), or in the
+        ``config``-th ``[[config]]`` (in its ``[config.table]`` when ``table`` is given)."""
+        if config is None and table is not None:
+            header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+            start = next((n + 1 for n, text in enumerate(self.lines, 1) if header.match(text)), None)
+            if start is None:
+                return None
+            following = (n for n in range(start, len(self.lines) + 1) if _ANY_HEADER.match(self.lines[n - 1]))
+            end = next(following, len(self.lines) + 1)
+        elif config is None:
             start = 1
             end = next((n for n, text in enumerate(self.lines, 1) if _ANY_HEADER.match(text)), len(self.lines) + 1)
         elif config < len(self.config_lines):
@@ -70,6 +83,12 @@ class _Manifest:
             return None
         pattern = re.compile(rf"^\s*(?:{re.escape(key)}|\"{re.escape(key)}\")\s*=")
         return next((n for n in range(start, end) if pattern.match(self.lines[n - 1])), None)
+
+    def table_line(self, table: str) -> int | None:
+        """Line of the top-level ``[table]`` header, or of ``table = ...`` when it is written inline."""
+        header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        found = next((n for n, text in enumerate(self.lines, 1) if header.match(text)), None)
+        return found if found is not None else self.key_line(table)
 
     def config_line(self, config: int) -> int | None:
         return self.config_lines[config] if config < len(self.config_lines) else None
@@ -116,7 +135,39 @@ def _path(
     return path
 
 
-def _configuration(manifest: _Manifest, root: Path, index: int, table: object, shared: Path | None) -> Configuration:
+def _grade_rule(manifest: _Manifest, data: Mapping[str, object]) -> GradeRule | None:
+    """The ``[grade_rule]`` table as a :class:`GradeRule`, None when the manifest has none."""
+    if "grade_rule" not in data:
+        return None
+    table = data["grade_rule"]
+    line = manifest.table_line("grade_rule")
+    if not isinstance(table, Mapping):
+        raise manifest.error(
+            line, f"grade_rule must be a table ([grade_rule]) of {', '.join(_GRADE_RULE_KEYS)}, got {table!r}"
+        )
+    for key in table:
+        if key not in _GRADE_RULE_KEYS:
+            raise manifest.error(
+                manifest.key_line(key, table="grade_rule") or line,
+                f"unknown key {key!r} in [grade_rule]; the keys allowed there are {', '.join(_GRADE_RULE_KEYS)}",
+            )
+    # One key at a time, in an order where each is checked against those before it: the error names its line.
+    given: dict[str, object] = {}
+    for key in (key for key in _GRADE_RULE_KEYS if key in table):
+        given[key] = table[key]
+        try:
+            rule = GradeRule(**given)  # type: ignore[arg-type]
+        except ContextGridError as error:
+            where = manifest.key_line(key, table="grade_rule") or line
+            raise manifest.error(where, f"[grade_rule] {key}: {error}") from None
+    return rule if given else GradeRule()
+
+
+def _configuration(
+    manifest: _Manifest, root: Path, index: int, table: object, shared: Path | None, gold: tuple[str, ...]
+) -> Configuration:
+    """The ``index``-th ``[[config]]``; ``gold`` names what the manifest lacks to judge chunks on the gold spans
+    (``questions``, ``documents``), empty when it has both."""
     line = manifest.config_line(index)
     if not isinstance(table, Mapping):
         raise manifest.error(line, f"config must be an array of tables ([[config]]), got {table!r}")
@@ -130,10 +181,13 @@ def _configuration(manifest: _Manifest, root: Path, index: int, table: object, s
     if run is None:
         raise manifest.error(line, f'{subject} names no run file; every configuration needs run = "..."')
     qrels = _path(manifest, root, table, "qrels", subject, index) or shared
-    if qrels is None:
+    chunks = _path(manifest, root, table, "chunks", subject, index)
+    if qrels is None and (chunks is None or gold):
+        lacking = [*(["chunks = ... in it"] if chunks is None else []), *(f"{key} = ... at the top" for key in gold)]
         raise manifest.error(
             line,
-            f'{subject} has no qrels: give it qrels = "..." or name shared qrels at the top of the manifest',
+            f'{subject} has no qrels: give it qrels = "...", name shared qrels at the top of the manifest, or have '
+            f"its chunks judged on the questions' gold spans, which needs {' and '.join(lacking)}",
         )
     params = table.get("params", {})
     if not isinstance(params, Mapping):
@@ -154,7 +208,7 @@ def _configuration(manifest: _Manifest, root: Path, index: int, table: object, s
         params,
         run=run,
         qrels=qrels,
-        chunks=_path(manifest, root, table, "chunks", subject, index),
+        chunks=chunks,
         answers=_path(manifest, root, table, "answers", subject, index),
     )
 
@@ -208,7 +262,12 @@ def load_workspace(
 
     The manifest is checked in full, and every file it names must exist; the
     files are read later, when first asked for. Paths in the manifest are
-    relative to the workspace folder.
+    relative to the workspace folder. A configuration with chunks but no
+    qrels (its own or shared ones) is judged on the questions' gold spans,
+    which needs ``questions`` and ``documents`` at the top, graded by the
+    manifest's ``[grade_rule]`` (``full_fraction``, ``partial_grade``,
+    ``min_fraction``), else by the default
+    :class:`~contextgrid.evidence.resolver.GradeRule`.
 
     Parameters
     ----------
@@ -216,9 +275,10 @@ def load_workspace(
         The workspace folder, or its manifest.
     within : sequence of paths, optional
         Confine the manifest: every file it names must resolve (symlinks
-        followed) inside the workspace folder or one of these folders. The
-        dashboard passes its allowed folders; by default a manifest may name
-        any file, as on the command line.
+        followed) inside the workspace folder or one of these folders, and
+        so must every file the workspace reads, checked again as it is opened
+        (documents inside a folder included). The dashboard passes its allowed
+        folders; by default a manifest may name any file, as on the command line.
     max_bytes, max_line_bytes, max_ratio : int, optional
         The limits its files are read within (:class:`~contextgrid.workspace.model.Workspace`):
         1 GiB per file, decompressed, 100 times its compressed size for a gzip file, and each reader's line
@@ -229,7 +289,10 @@ def load_workspace(
     InputFileError
         Naming ``contextgrid.toml``, the line and the configuration, for a
         missing manifest or file, invalid TOML, an unknown key, a repeated
-        configuration name or a configuration without qrels; with ``within``, for a path outside it.
+        configuration name, a configuration without qrels that cannot be
+        judged on the gold spans, a bad ``[grade_rule]`` value, or a
+        ``[grade_rule]`` that no configuration is judged by; with ``within``,
+        for a path outside it.
 
     Examples
     --------
@@ -266,6 +329,8 @@ def load_workspace(
     shared = _path(manifest, root, data, "qrels", "the shared qrels", None)
     questions = _path(manifest, root, data, "questions", "the shared questions", None)
     documents = _path(manifest, root, data, "documents", "the shared documents", None)
+    gold = tuple(key for key, path in (("questions", questions), ("documents", documents)) if path is None)
+    rule = _grade_rule(manifest, data)
 
     tables = data.get("config", [])
     if not isinstance(tables, list) or not tables:
@@ -275,13 +340,19 @@ def load_workspace(
         )
     configs: list[Configuration] = []
     for index, table in enumerate(tables):
-        config = _configuration(manifest, root, index, table, shared)
+        config = _configuration(manifest, root, index, table, shared, gold)
         if any(config.name == earlier.name for earlier in configs):
             raise manifest.error(
                 manifest.key_line("name", index) or manifest.config_line(index),
                 f"configuration name {config.name!r} is used twice; each configuration needs its own name",
             )
         configs.append(config)
+    if rule is not None and all(config.qrels is not None for config in configs):
+        raise manifest.error(
+            manifest.table_line("grade_rule"),
+            "[grade_rule] grades the chunks of configurations without qrels, on the gold spans, but every "
+            "configuration here has a qrels file: remove [grade_rule], or the qrels it should replace",
+        )
     return Workspace(
         name,
         root,
@@ -291,4 +362,6 @@ def load_workspace(
         max_bytes=max_bytes,
         max_line_bytes=max_line_bytes,
         max_ratio=max_ratio,
+        grade_rule=GradeRule() if rule is None else rule,
+        within=None if allowed is None else (root, *allowed),
     )

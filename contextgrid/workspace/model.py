@@ -2,7 +2,10 @@
 
 The manifest names each configuration (a name, free-form parameters such as
 chunker, size or retriever, and its run / qrels / chunks / answers files) and
-what they share (qrels, or questions and documents). :func:`load_workspace`
+what they share (qrels, or questions and documents). A configuration with
+chunks but no qrels file is judged on the questions' gold spans, resolved onto
+its chunks by a :class:`~contextgrid.evidence.resolver.GradeRule`, once per
+chunking, as a sweep judges them. :func:`load_workspace`
 checks the manifest and that every file it names exists; the files themselves
 load lazily, once, the first time they are asked for. The dashboard and the
 ``contextgrid`` command both work from the one :class:`Workspace`.
@@ -31,6 +34,7 @@ from contextgrid.engine.scoring import (
     resolve_metrics,
     score_questions,
 )
+from contextgrid.evidence.resolver import GradeRule, SpanResolver
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
 from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS
 from contextgrid.workspace.configuration import Configuration, parameters_frame
@@ -63,7 +67,17 @@ class Workspace:
     (the longest line; ``None``: each reader's default), as
     :func:`~contextgrid.io.read_run` reads; a file past either is that file's
     :class:`~contextgrid.core.errors.InputFileError`, so :meth:`readable`
-    leaves its configuration out.
+    leaves its configuration out. With ``within``, every file it reads must
+    lie in one of those folders once its links are followed, documents inside
+    a folder included (:func:`~contextgrid.io.files.confined`), checked as it
+    is opened.
+
+    A configuration without a qrels file (its ``qrels`` is ``None``) is
+    judged on the shared questions' gold spans, resolved in the shared
+    documents and graded onto its chunks by ``grade_rule`` (the default
+    :class:`~contextgrid.evidence.resolver.GradeRule` unless given), as
+    :func:`~contextgrid.workspace.sweep.sweep` writes its qrels; such a
+    workspace needs questions and documents.
     """
 
     name: str
@@ -74,6 +88,8 @@ class Workspace:
     max_bytes: int = DEFAULT_MAX_BYTES
     max_line_bytes: int | None = None
     max_ratio: int | None = DEFAULT_MAX_RATIO
+    grade_rule: GradeRule = field(default_factory=GradeRule)
+    within: tuple[Path, ...] | None = None
     _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
     # One lock per cache key, so that different files load at once while each is read only once. Re-entrant:
     # a loader may load what it is built from (the resolved questions need the documents).
@@ -82,6 +98,8 @@ class Workspace:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "configs", tuple(self.configs))
+        if self.within is not None:
+            object.__setattr__(self, "within", tuple(Path(folder) for folder in self.within))
         names = [config.name for config in self.configs]
         if not names:
             raise ContextGridError(f"Workspace({self.name!r}): a workspace needs at least one configuration")
@@ -91,6 +109,16 @@ class Workspace:
             check_int(self.max_line_bytes, function="Workspace", parameter="max_line_bytes", minimum=1)
         if self.max_ratio is not None:
             check_int(self.max_ratio, function="Workspace", parameter="max_ratio", minimum=1)
+        if not isinstance(self.grade_rule, GradeRule):
+            raise ContextGridError(f"Workspace({self.name!r}): grade_rule must be a GradeRule, got {self.grade_rule!r}")
+        from_gold = [config.name for config in self.configs if config.qrels is None]
+        shared = (("questions", self.questions_path), ("documents", self.documents_path))
+        lacking = [name for name, path in shared if path is None]
+        if from_gold and lacking:
+            raise MissingWorkspaceInputError(
+                f"Workspace({self.name!r}): {', '.join(from_gold)} name no qrels, so they are judged on the questions' "
+                f"gold spans, but the workspace names no {' and no '.join(lacking)} to resolve them in"
+            )
 
     def _load(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
         """``build()``, once per ``key``; callers asking for a key being built wait for it."""
@@ -126,7 +154,12 @@ class Workspace:
     @property
     def _limits(self) -> dict[str, Any]:
         """The keywords that read every file of this workspace within its limits."""
-        return {"max_bytes": self.max_bytes, "max_line_bytes": self.max_line_bytes, "max_ratio": self.max_ratio}
+        return {
+            "max_bytes": self.max_bytes,
+            "max_line_bytes": self.max_line_bytes,
+            "max_ratio": self.max_ratio,
+            "within": self.within,
+        }
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -200,6 +233,8 @@ class Workspace:
             max_bytes=self.max_bytes,
             max_line_bytes=self.max_line_bytes,
             max_ratio=self.max_ratio,
+            grade_rule=self.grade_rule,
+            within=self.within,
         )
         for shared in ("_cache", "_locks", "_lock"):
             object.__setattr__(part, shared, getattr(self, shared))
@@ -252,11 +287,67 @@ class Workspace:
         return self._load(("run", path), lambda: read_run(path, **self._limits))
 
     def qrels(self, name: str) -> QrelsTable:
-        """The qrels configuration ``name`` is scored against (its own, else the shared ones)."""
+        """The qrels configuration ``name`` is scored against: its own file, else the shared one, else its
+        chunks judged on the gold spans (:meth:`gold_qrels`)."""
         from contextgrid.io import read_qrels
 
         path = self.config(name).qrels
+        if path is None:
+            return self.gold_qrels(name)[0]
         return self._load(("qrels", path), lambda: read_qrels(path, **self._limits))
+
+    def gold_qrels(self, name: str) -> tuple[QrelsTable, tuple[LogEntry, ...]]:
+        """The chunks of configuration ``name`` judged on the questions' gold spans, and what that reported.
+
+        The questions are resolved once per workspace (:attr:`resolved`), and
+        graded onto each chunks file once by :attr:`grade_rule` with
+        :meth:`SpanResolver.qrels_table <contextgrid.evidence.resolver.SpanResolver.qrels_table>`,
+        the judgements a sweep writes as its qrels; configurations that share
+        a chunks file share them. The entries are the gold spans no chunk
+        holds, each naming the chunks file. Needs chunks, questions and
+        documents; a configuration with a qrels file may be judged so too.
+
+        Examples
+        --------
+        The sample workspace is a sweep's: the qrels it wrote are these judgements.
+
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> from contextgrid.workspace.sample import SAMPLE
+        >>> workspace = load_workspace(SAMPLE)
+        >>> name = workspace.names[0]
+        >>> judged, _ = workspace.gold_qrels(name)
+        >>> judged.to_dict() == workspace.qrels(name).to_dict()
+        True
+        """
+        path = self.config(name).chunks
+        if path is None:
+            raise MissingWorkspaceInputError(
+                f"configuration {name!r} of workspace {self.name!r} names no chunks file to judge on the gold spans"
+            )
+
+        def judge() -> tuple[QrelsTable, tuple[LogEntry, ...]]:
+            items, _ = self.resolved
+            log = WarningLog()
+            table = self._resolver.qrels_table(items, self.chunks(name), warnings=log)
+            shown = _shown(path, self.root)
+            entries = tuple(
+                LogEntry(entry.severity, entry.stage, entry.subject, f"{shown}: {entry.message}") for entry in log
+            )
+            return table, entries
+
+        return self._load(("gold qrels", path), judge)
+
+    def gold_warnings(self) -> tuple[LogEntry, ...]:
+        """What judging on the gold spans reported, for the configurations without a qrels file: the
+        questions whose evidence was not found (:attr:`resolved`), once, then each chunks file's gold spans
+        that no chunk holds. Empty when every configuration has a qrels file."""
+        first_of: dict[Path | None, str] = {}
+        for config in self.configs:
+            if config.qrels is None:
+                first_of.setdefault(config.chunks, config.name)
+        if not first_of:
+            return ()
+        return self.resolved[1] + tuple(entry for name in first_of.values() for entry in self.gold_qrels(name)[1])
 
     def chunks(self, name: str) -> tuple[Chunk, ...]:
         """The chunks of configuration ``name``; an error if the manifest names none."""
@@ -311,13 +402,16 @@ class Workspace:
             raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
 
         def resolve() -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
-            from contextgrid.evidence.resolver import SpanResolver
-
             log = WarningLog()
-            items = SpanResolver(self.documents).resolve(self.questions, warnings=log)
+            items = self._resolver.resolve(self.questions, warnings=log)
             return items, tuple(log.entries)
 
         return self._load(("resolved", self.questions_path), resolve)
+
+    @property
+    def _resolver(self) -> SpanResolver:
+        """The one resolver of the shared documents, grading by :attr:`grade_rule`."""
+        return self._load(("resolver",), lambda: SpanResolver(self.documents, grade_rule=self.grade_rule))
 
     def ranked_grades(self, name: str, depth: int) -> RankedGrades:
         """The ranked-grade matrix of configuration ``name`` against its qrels, at least ``depth`` ranks deep.
@@ -334,7 +428,7 @@ class Workspace:
         run, qrels = self.run(name), self.qrels(name)
         if depth > _KEPT_DEPTH:
             return ranked_grades(qrels, run, depth)
-        key = ("grades", config.run, config.qrels)
+        key = ("grades", config.run, config.qrels or ("gold", config.chunks))
         kept = self._load(key, lambda: _read_only(ranked_grades(qrels, run, _KEPT_DEPTH)))
         # A new matrix object around the kept arrays: what a caller derives from it (hits, dcg ...) is not kept.
         return RankedGrades(list(kept.question_ids), kept.gains, kept.ideal, kept.relevant)
@@ -383,6 +477,7 @@ class Workspace:
 
         results = self._each_config(score)
         if warnings is not None:
+            warnings.entries.extend(self.gold_warnings())
             for result in results:
                 warnings.entries.extend(result.warnings)
         labels = tuple(f"{metric.name}@{k}" for metric in resolved for k in cutoffs)
@@ -427,6 +522,14 @@ class Workspace:
 
 def _not_named(workspace: str, what: str) -> str:
     return f"workspace {workspace!r} names no {what} (in its {MANIFEST}, or {what}= of workspace_from_files)"
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` from the workspace folder when it lies inside it."""
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _cpu_count() -> int:
