@@ -17,7 +17,7 @@ import os
 
 from contextgrid.data.provenance import SourceLine
 from contextgrid.data.records import Answer, AnswerRecord
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Folders, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_answers"]
@@ -29,6 +29,7 @@ def read_answers(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
 ) -> tuple[AnswerRecord, ...]:
     """Read answers from JSON Lines ``{"question_id", "answer", "citations", "context_chunk_ids"}``.
 
@@ -57,6 +58,7 @@ def read_answers(
         max_bytes=max_bytes,
         max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
         max_ratio=max_ratio,
+        within=within,
     )
     records: dict[str, AnswerRecord] = {}
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'

@@ -20,7 +20,14 @@ from contextgrid.core.checks import is_whole
 from contextgrid.core.errors import InputFileError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk, Span
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, DOCUMENT_MAX_LINE_BYTES, Source
+from contextgrid.io.files import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_RATIO,
+    DOCUMENT_MAX_LINE_BYTES,
+    Folders,
+    Source,
+    confined,
+)
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_chunks", "read_documents"]
@@ -29,14 +36,18 @@ DOCUMENT_SUFFIXES = (".txt", ".md")
 _BLANKS = re.compile(r"\s+")
 
 
-def _folder_documents(folder: Path, shown: str, max_bytes: int, max_ratio: int | None) -> dict[str, str]:
+def _folder_documents(
+    folder: Path, shown: str, max_bytes: int, max_ratio: int | None, within: Folders | None
+) -> dict[str, str]:
+    confined(folder, within)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES)
     if not files:
         raise InputFileError(shown, None, None, f"expected a folder holding {' or '.join(DOCUMENT_SUFFIXES)} files")
     documents: dict[str, str] = {}
     for path in files:
         # A text file is one document, not lines: only its size is limited.
-        source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio)
+        # Each file is checked where its links lead: a link in the folder may point anywhere.
+        source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio, within=within)
         source.require_content("a document's text")
         source.check_utf8()
         documents[path.relative_to(folder).as_posix()] = source.data.decode("utf-8")
@@ -56,6 +67,7 @@ def read_documents(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
 ) -> dict[str, str]:
     """Read documents: a folder of ``.txt``/``.md`` files, or a JSON Lines file of ``{"doc_id", "text"}``.
 
@@ -64,7 +76,9 @@ def read_documents(
     and so is a file that holds more than ``max_bytes`` (1 GiB; each file of
     a folder), a gzip file that expands more than ``max_ratio`` times (100)
     or, in JSON Lines, a line longer than ``max_line_bytes`` (64 MiB: a line
-    is a whole document).
+    is a whole document). With ``within``, the file, or each file of the
+    folder, must lie in one of those folders once its links are followed
+    (:func:`~contextgrid.io.files.confined`).
 
     Examples
     --------
@@ -77,12 +91,13 @@ def read_documents(
     {'refund.md': 'Refunds within 30 days.'}
     """
     if Path(path).is_dir():
-        return _folder_documents(Path(path), str(path), max_bytes, max_ratio)
+        return _folder_documents(Path(path), str(path), max_bytes, max_ratio, within)
     source = Source(
         path,
         max_bytes=max_bytes,
         max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
         max_ratio=max_ratio,
+        within=within,
     )
     documents: dict[str, str] = {}
     for number, line, value in json_objects(source, 'a JSON object {"doc_id", "text"} per line'):
@@ -111,6 +126,7 @@ def read_chunks(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
 ) -> tuple[Chunk, ...]:
     """Read chunks from JSON Lines ``{"id", "doc_id", "start", "end", "text"}`` (``text`` optional).
 
@@ -120,7 +136,7 @@ def read_chunks(
     disagrees with the document at its offsets is not refused (parsers
     rewrite text) but reported: a CAUTION in ``warnings`` when given, else a
     :class:`UserWarning`. Text that differs only in whitespace is accepted
-    silently. The limits are :func:`read_documents`'.
+    silently. The limits and ``within`` are :func:`read_documents`'.
 
     Examples
     --------
@@ -137,6 +153,7 @@ def read_chunks(
         max_bytes=max_bytes,
         max_line_bytes=DOCUMENT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
         max_ratio=max_ratio,
+        within=within,
     )
     chunks: dict[str, Chunk] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "doc_id", "start", "end"} per line'):

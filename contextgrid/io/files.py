@@ -19,7 +19,7 @@ import os
 import re
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -34,9 +34,12 @@ __all__ = [
     "DEFAULT_MAX_RATIO",
     "DOCUMENT_MAX_LINE_BYTES",
     "RATIO_FLOOR",
+    "Folders",
     "Source",
     "atomic_output",
+    "confined",
     "is_gzip",
+    "is_within",
     "numbered_lines",
     "parse_ratio",
     "parse_size",
@@ -166,6 +169,58 @@ def _long_line(block: bytes, start: int, length: int, limit: int) -> tuple[int |
         start, length = end + 1, 0
 
 
+Folders = Sequence[str | os.PathLike[str]]
+"""Folders a file must lie in: :func:`confined`'s ``within``."""
+
+
+def is_within(path: str | os.PathLike[str], folders: Folders) -> bool:
+    """Whether ``path``, resolved (links followed, ``..`` removed), is one of ``folders`` (resolved) or lies
+    under one.
+
+    Examples
+    --------
+    >>> is_within("/srv/ws/runs/../qrels.trec", ["/srv/ws"])
+    True
+    >>> is_within("/srv/ws/../etc/passwd", ["/srv/ws"])
+    False
+    >>> is_within("/srv/workspace2", ["/srv/ws"])
+    False
+    """
+    resolved = Path(path).resolve()
+    return any(resolved.is_relative_to(Path(folder).resolve()) for folder in folders)
+
+
+def confined(path: str | os.PathLike[str], within: Folders | None) -> Path:
+    """The file ``path`` as it is to be opened: with ``within``, resolved and refused with an
+    :class:`~contextgrid.core.errors.InputFileError` naming ``path`` unless it lies inside one of those folders
+    once every link is followed; ``within=None``: ``path`` as given, anywhere.
+
+    The check is made as the file is opened, not when a manifest names it, so a link inside a documents folder,
+    or one put in place after the manifest was read, is followed before it is judged. Where the link leads is
+    not said: that would tell a visitor about the host.
+
+    Examples
+    --------
+    >>> confined("/etc/passwd", None)
+    PosixPath('/etc/passwd')
+    >>> confined("/srv/ws/../../etc/passwd", ["/srv/ws"])
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InputFileError: /srv/ws/../../etc/passwd: expected a file inside the folders this may \
+read (links followed), got one that lies outside them
+    """
+    if within is None:
+        return Path(path)
+    if not is_within(path, within):
+        raise InputFileError(
+            str(path),
+            None,
+            None,
+            "expected a file inside the folders this may read (links followed), got one that lies outside them",
+        )
+    return Path(path).resolve()
+
+
 def numbered_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, line) for every line of ``data``, without its ``\\n`` or a ``\\r`` before it, one at a
     time: a reader that looks only at the first lines does not split the whole file."""
@@ -182,7 +237,9 @@ class Source:
     :data:`RATIO_FLOOR` of it is read; ``max_line_bytes``, when given,
     bounds each line, for readers that read lines. A limit passed raises
     an :class:`~contextgrid.core.errors.InputFileError` naming the file, the
-    limit and how to raise it, as soon as it is passed.
+    limit and how to raise it, as soon as it is passed. With ``within``, the
+    file must lie inside one of those folders once its links are followed
+    (:func:`confined`), and it is the resolved file that is read.
     """
 
     def __init__(
@@ -192,9 +249,11 @@ class Source:
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_line_bytes: int | None = None,
         max_ratio: int | None = DEFAULT_MAX_RATIO,
+        within: Folders | None = None,
     ) -> None:
-        self.path = Path(path)
         self.shown = str(path)
+        # Checked before existence, so that a refused path tells nothing about what lies outside.
+        self.path = confined(path, within)
         self.max_bytes = check_int(max_bytes, function="Source", parameter="max_bytes", minimum=1)
         self.max_ratio = (
             None if max_ratio is None else check_int(max_ratio, function="Source", parameter="max_ratio", minimum=1)
@@ -206,7 +265,8 @@ class Source:
         )
         if not self.path.is_file():
             raise InputFileError(self.shown, None, None, "expected a file to read, but there is no such file")
-        self.compressed = is_gzip(self.path)
+        # By the name given: a link's target may be named otherwise.
+        self.compressed = is_gzip(Path(path))
         if not self.compressed and (size := self.path.stat().st_size) > self.max_bytes:
             raise self.too_large(f"got {size_text(size)}")
 

@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from contextgrid.data.records import Anchor, EvalItem, GoldSpan, Span
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Source
+from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Folders, Source
 from contextgrid.io.jsonl import json_objects
 
 __all__ = ["read_questions"]
@@ -60,6 +60,7 @@ def read_questions(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
 ) -> tuple[EvalItem, ...]:
     """Read questions from JSON Lines ``{"id", "question", "gold", "reference_answer"}``.
 
@@ -67,7 +68,8 @@ def read_questions(
     id given twice, is refused with an :class:`~contextgrid.core.errors.InputFileError`,
     as is a file that holds more than ``max_bytes`` (1 GiB), a gzip file that
     expands more than ``max_ratio`` times (100) or a line longer than
-    ``max_line_bytes`` (1 MiB).
+    ``max_line_bytes`` (1 MiB). With ``within``, the file must lie in one of
+    those folders once its links are followed (:func:`~contextgrid.io.files.confined`).
 
     Examples
     --------
@@ -88,6 +90,7 @@ def read_questions(
         max_bytes=max_bytes,
         max_line_bytes=DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
         max_ratio=max_ratio,
+        within=within,
     )
     items: dict[str, EvalItem] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "question", "gold"} per line'):

@@ -9,7 +9,14 @@ from typing import Any
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Source, atomic_output
+from contextgrid.io.files import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_RATIO,
+    Folders,
+    Source,
+    atomic_output,
+)
 from contextgrid.io.formats import LINE_FORMATS, FileFormat, format_for
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
@@ -21,12 +28,14 @@ def _source(
     max_bytes: int,
     max_line_bytes: int | None,
     max_ratio: int | None,
+    within: Folders | None,
 ) -> Source:
     lines = reader.name in LINE_FORMATS
     return Source(
         path,
         max_bytes=max_bytes,
         max_ratio=max_ratio,
+        within=within,
         max_line_bytes=(DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes) if lines else None,
     )
 
@@ -38,6 +47,7 @@ def read_run(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
 ) -> RunTable:
     """Read a run file into a :class:`~contextgrid.data.tables.RunTable`.
 
@@ -58,6 +68,9 @@ def read_run(
     max_ratio : int or None, default 100
         The most a gzip file may expand, in times its compressed size, checked once 64 MiB of it is read
         (:data:`~contextgrid.io.files.DEFAULT_MAX_RATIO`); ``None``: no limit.
+    within : sequence of folders, optional
+        The folders the file must lie in once its links are followed
+        (:func:`~contextgrid.io.files.confined`); by default, anywhere.
 
     Returns
     -------
@@ -85,7 +98,7 @@ def read_run(
     ('c2', 'c1')
     """
     reader = format_for(path, format)
-    return reader.read_run(_source(path, reader, max_bytes, max_line_bytes, max_ratio))
+    return reader.read_run(_source(path, reader, max_bytes, max_line_bytes, max_ratio, within))
 
 
 def read_qrels(
@@ -95,10 +108,11 @@ def read_qrels(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
 ) -> QrelsTable:
     """Read a qrels file into a :class:`~contextgrid.data.tables.QrelsTable`.
 
-    Takes the same ``format`` names and limits as :func:`read_run` and raises
+    Takes the same ``format`` names, limits and ``within`` as :func:`read_run` and raises
     :class:`~contextgrid.core.errors.InputFileError` the same way.
 
     Examples
@@ -112,7 +126,7 @@ def read_qrels(
     {'c1': 2, 'c7': 0}
     """
     reader = format_for(path, format)
-    return reader.read_qrels(_source(path, reader, max_bytes, max_line_bytes, max_ratio))
+    return reader.read_qrels(_source(path, reader, max_bytes, max_line_bytes, max_ratio, within))
 
 
 def write_run(

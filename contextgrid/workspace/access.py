@@ -2,7 +2,9 @@
 server was started with, and a manifest it opens may name files only inside them.
 
 Paths are compared once resolved (symlinks followed, ``..`` removed), so a
-link or a ``../`` cannot lead out of an allowed folder.
+link or a ``../`` cannot lead out of an allowed folder; the readers make the
+same check (:func:`~contextgrid.io.files.is_within`) as each file is opened,
+documents inside a folder included.
 """
 
 from __future__ import annotations
@@ -12,24 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from contextgrid.core.errors import AccessDeniedError
+from contextgrid.io.files import is_within
 
 __all__ = ["allowed_path", "is_within"]
-
-
-def is_within(path: str | os.PathLike[str], folders: Sequence[str | os.PathLike[str]]) -> bool:
-    """Whether ``path``, resolved, is one of ``folders`` (resolved) or lies under one.
-
-    Examples
-    --------
-    >>> is_within("/srv/ws/runs/../qrels.trec", ["/srv/ws"])
-    True
-    >>> is_within("/srv/ws/../etc/passwd", ["/srv/ws"])
-    False
-    >>> is_within("/srv/workspace2", ["/srv/ws"])
-    False
-    """
-    resolved = Path(path).resolve()
-    return any(resolved.is_relative_to(Path(folder).resolve()) for folder in folders)
 
 
 def allowed_path(
