@@ -20,7 +20,15 @@ from contextgrid.evidence.character import gold_spans
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["coverage_by_configuration", "coverage_by_rank", "question_waste", "retrieved_table"]
+__all__ = [
+    "RankedEvidence",
+    "coverage_by_configuration",
+    "coverage_by_rank",
+    "question_waste",
+    "ranked_evidence",
+    "retrieved_table",
+    "union_contributions",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -82,12 +90,18 @@ def _ratio(part: IntArray, whole: IntArray) -> npt.NDArray[np.float64]:
     return np.divide(part, whole, out=np.zeros(len(part)), where=whole > 0)
 
 
-def _union_contributions(group: IntArray, start: IntArray, end: IntArray) -> IntArray:
+def union_contributions(group: IntArray, start: IntArray, end: IntArray) -> IntArray:
     """Per interval, the characters it adds to the union of the intervals of its group before it.
 
     Summed over a group, this is the length of the group's union: intervals
     are sorted by start within their group, and each adds what lies past the
     furthest end reached so far (a running maximum that restarts per group).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> union_contributions(np.array([0, 0, 1]), np.array([0, 5, 0]), np.array([10, 12, 4])).tolist()
+    [10, 2, 4]
     """
     contribution = np.zeros(len(group), dtype=np.int64)
     if len(group) == 0:
@@ -104,8 +118,17 @@ def _union_contributions(group: IntArray, start: IntArray, end: IntArray) -> Int
 
 
 @dataclass(frozen=True, slots=True)
-class _Retrieved:
-    """Every question's top-k rows with what each holds of the gold, and the per-question totals."""
+class RankedEvidence:
+    """Every resolved question's top-k rows with what each holds of the gold, and the per-question totals.
+
+    Rows (``item``, ``rank``, ``chunk``, ``held``) are sorted by question (a
+    position in ``items``), then rank; ``chunk`` is a position in
+    ``chunks.ids``. Parts (``part_gold``, ``part_chunk``, ``part_start``,
+    ``part_end``) are the pieces of merged gold intervals (``gold_item``
+    gives each interval's question) that a retrieved chunk holds, one per
+    (interval, chunk): what :func:`union_contributions` turns into gold
+    characters retrieved.
+    """
 
     items: tuple[EvalItem, ...]
     gold_total: IntArray
@@ -115,15 +138,33 @@ class _Retrieved:
     held: IntArray
     gold_retrieved: IntArray
     chunks: _ChunkColumns
+    gold_item: IntArray
+    part_gold: IntArray
+    part_chunk: IntArray
+    part_start: IntArray
+    part_end: IntArray
 
 
-def _retrieved(
+def ranked_evidence(
     items: Iterable[EvalItem],
     run: Mapping[str, Sequence[str]],
     chunks: Mapping[str, Chunk] | Iterable[Chunk],
     k: int,
-    function: str,
-) -> _Retrieved:
+    function: str = "ranked_evidence",
+) -> RankedEvidence:
+    """The alignment of a run's top ``k`` with the resolved gold, as columns (see :class:`RankedEvidence`).
+
+    Same arguments as :func:`retrieved_table`; ``function`` names the caller in errors.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))
+    >>> chunks = [cg.Chunk("c1", cg.Span("d", 0, 150), "a"), cg.Chunk("c2", cg.Span("d", 120, 300), "b")]
+    >>> found = ranked_evidence([item], {"q1": ["c2", "c1"]}, chunks, 5)
+    >>> found.rank.tolist(), found.held.tolist(), found.gold_retrieved.tolist()
+    ([1, 2], [80, 50], [100])
+    """
     import pandas as pd
 
     cutoff = check_k(k, function=function)
@@ -170,9 +211,23 @@ def _retrieved(
     target, span = pairs.target[retrieved_pairs], pairs.span[retrieved_pairs]
     part_start = np.maximum(gold_start[target], columns.start[span])
     part_end = np.minimum(gold_end[target], columns.end[span])
-    parts = _union_contributions(target, part_start, part_end)
+    parts = union_contributions(target, part_start, part_end)
     gold_retrieved = np.bincount(gold_item[target], weights=parts, minlength=n_items).astype(np.int64)
-    return _Retrieved(resolved, gold_total, item, ranks, chunk, held, gold_retrieved, columns)
+    return RankedEvidence(
+        resolved,
+        gold_total,
+        item,
+        ranks,
+        chunk,
+        held,
+        gold_retrieved,
+        columns,
+        gold_item,
+        target,
+        span,
+        part_start,
+        part_end,
+    )
 
 
 def retrieved_table(
@@ -216,7 +271,7 @@ def retrieved_table(
     """
     import pandas as pd
 
-    found = _retrieved(items, run, chunks, k, "retrieved_table")
+    found = ranked_evidence(items, run, chunks, k, "retrieved_table")
     columns = found.chunks
     total = found.gold_total[found.item]
     return pd.DataFrame(
@@ -261,13 +316,13 @@ def question_waste(
     """
     import pandas as pd
 
-    found = _retrieved(items, run, chunks, k, "question_waste")
+    found = ranked_evidence(items, run, chunks, k, "question_waste")
     n_items = len(found.items)
     columns = found.chunks
     start, end = columns.start[found.chunk], columns.end[found.chunk]
     docs = pd.factorize(pd.Index(columns.doc[found.chunk]))[0].astype(np.int64) if len(found.chunk) else found.chunk
     group = pd.factorize(pd.Index(found.item * (int(docs.max(initial=0)) + 1) + docs))[0].astype(np.int64)
-    distinct = np.bincount(found.item, weights=_union_contributions(group, start, end), minlength=n_items)
+    distinct = np.bincount(found.item, weights=union_contributions(group, start, end), minlength=n_items)
     total = np.bincount(found.item, weights=end - start, minlength=n_items)
     best = np.zeros(n_items, dtype=np.int64)
     np.maximum.at(best, found.item, found.held)
