@@ -270,13 +270,13 @@ SWEEP_ITEMS = (
     cg.EvalItem(id="w13", question="Do you sell kayaks?"),
     cg.EvalItem(id="w14", question="Is there a student discount?"),
 )
-SWEEP_GRID = sweep_grid(chunkers=["fixed_chars"], sizes=[120, 400], overlaps=[0], retrievers=["bm25", "dense"])
+SWEEP_GRID = sweep_grid(chunkers=["fixed_chars"], sizes=[120, 400], overlaps=[0], retrievers=["bm25", "lsa"])
 
 
 def build_workspace(root: Path) -> Path:
     """A sweep-written workspace with simulated answers for three of its four configurations."""
     sweep(DOCUMENTS, SWEEP_ITEMS, SWEEP_GRID, root, name="answers-test")
-    configs = ["bm25-fixed_chars-120-0", "dense-fixed_chars-120-0", "dense-fixed_chars-400-0"]
+    configs = ["bm25-fixed_chars-120-0", "lsa-fixed_chars-120-0", "lsa-fixed_chars-400-0"]
     MAKE_ANSWERS["make_answers"](root, configs=configs, seed=0, budget_tokens=90)
     return root
 
@@ -300,7 +300,7 @@ def independent_score(root: Path, config: str, record: AnswerRecord) -> cg.Answe
 
 def test_workspace_answers_are_score_answer_on_the_logged_contexts(workspace_root: Path) -> None:
     workspace = cg.load_workspace(workspace_root)
-    for config in ("bm25-fixed_chars-120-0", "dense-fixed_chars-400-0"):
+    for config in ("bm25-fixed_chars-120-0", "lsa-fixed_chars-400-0"):
         scored = workspace_answers(workspace, config)
         records = read_answers(workspace_root / "answers" / f"{config}.jsonl")
         assert [entry.record for entry in scored] == list(records)
@@ -310,7 +310,7 @@ def test_workspace_answers_are_score_answer_on_the_logged_contexts(workspace_roo
 def test_workspace_summary_covers_the_configurations_with_answers(workspace_root: Path) -> None:
     workspace = cg.load_workspace(workspace_root)
     summary = workspace_summary(workspace)
-    assert list(summary.index) == ["bm25-fixed_chars-120-0", "dense-fixed_chars-120-0", "dense-fixed_chars-400-0"]
+    assert list(summary.index) == ["bm25-fixed_chars-120-0", "lsa-fixed_chars-120-0", "lsa-fixed_chars-400-0"]
     for config in summary.index:
         scores = [entry.score for entry in workspace_answers(workspace, config)]
         answered = [s for s in scores if not s.abstained]
@@ -339,7 +339,7 @@ def test_the_generator_answers_like_a_real_one_right_and_wrong(workspace_root: P
     workspace = cg.load_workspace(workspace_root)
     scores = [
         entry.score
-        for config in ("bm25-fixed_chars-120-0", "dense-fixed_chars-120-0", "dense-fixed_chars-400-0")
+        for config in ("bm25-fixed_chars-120-0", "lsa-fixed_chars-120-0", "lsa-fixed_chars-400-0")
         for entry in workspace_answers(workspace, config)
     ]
     assert any(s.citation_accuracy is not None and s.citation_accuracy < 1 for s in scores), "invalid citations"
@@ -353,7 +353,7 @@ def test_the_generator_answers_like_a_real_one_right_and_wrong(workspace_root: P
 
 def test_the_generator_uses_the_budgeted_context_of_the_runs_top_chunks(workspace_root: Path) -> None:
     workspace = cg.load_workspace(workspace_root)
-    config = "dense-fixed_chars-400-0"
+    config = "lsa-fixed_chars-400-0"
     run = workspace.run(config)
     for record in workspace.answers(config):
         ranked = run.get(record.question_id, ())
@@ -363,7 +363,7 @@ def test_the_generator_uses_the_budgeted_context_of_the_runs_top_chunks(workspac
 
 def test_the_generator_is_deterministic_and_edits_only_answers_lines(tmp_path: Path) -> None:
     first, second = build_workspace(tmp_path / "a"), build_workspace(tmp_path / "b")
-    for name in ("bm25-fixed_chars-120-0", "dense-fixed_chars-400-0"):
+    for name in ("bm25-fixed_chars-120-0", "lsa-fixed_chars-400-0"):
         assert (first / "answers" / f"{name}.jsonl").read_bytes() == (second / "answers" / f"{name}.jsonl").read_bytes()
     sweep(DOCUMENTS, SWEEP_ITEMS, SWEEP_GRID, tmp_path / "plain", name="answers-test")
     plain = (tmp_path / "plain" / "contextgrid.toml").read_text().splitlines()
@@ -374,9 +374,9 @@ def test_the_generator_is_deterministic_and_edits_only_answers_lines(tmp_path: P
     manifest = tomllib.loads((first / "contextgrid.toml").read_text())
     assert {c["name"]: c.get("answers") for c in manifest["config"]} == {
         "bm25-fixed_chars-120-0": None,
-        "dense-fixed_chars-120-0": None,
+        "lsa-fixed_chars-120-0": None,
         "bm25-fixed_chars-400-0": "answers/bm25-fixed_chars-400-0.jsonl",
-        "dense-fixed_chars-400-0": None,
+        "lsa-fixed_chars-400-0": None,
     }
 
 
@@ -423,7 +423,7 @@ def test_command_prints_the_summary_in_every_format(
 def test_command_prints_one_row_per_answer_worst_first(
     workspace_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = "dense-fixed_chars-120-0"
+    config = "lsa-fixed_chars-120-0"
     frame = worst_first(answers_frame(workspace_answers(cg.load_workspace(workspace_root), config)))
     status, out, _ = run_command(monkeypatch, capsys, str(workspace_root), "--config", config, "--format", "csv")
     rows = list(csv.reader(io.StringIO(out)))

@@ -61,7 +61,7 @@ def test_the_per_configuration_table_is_the_librarys(root: Path) -> None:
 
 def test_matrix_and_worst_answers_follow_the_chosen_configuration(root: Path) -> None:
     app = answers_page(root, config="bm25-fixed_chars-120-0")
-    for config in ("bm25-fixed_chars-120-0", "dense-fixed_chars-400-0"):
+    for config in ("bm25-fixed_chars-120-0", "lsa-fixed_chars-400-0"):
         select(app, "Configuration").set_value(config)  # type: ignore[attr-defined]
         app.run()
         assert app.query_params["config"] == config

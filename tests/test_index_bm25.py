@@ -4,30 +4,78 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import pytest
+import Stemmer  # type: ignore[import-not-found]
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.index import BM25Index, tokenize
+from contextgrid.index import Analyzer, BM25Index, build_index, tokenize
 
 WORDS = ["apple", "pear", "fig", "kiwi", "lime", "plum"]
+INFLECTED = [*WORDS, "apples", "run", "runs", "running", "the", "is", "to", "cared", "caring"]
 
 
 def chunks_of(texts: list[str]) -> list[cg.Chunk]:
     return [cg.Chunk(f"c{i}", cg.Span("doc", 10 * i, 10 * i + 10), text) for i, text in enumerate(texts)]
 
 
-def reference_scores(texts: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> list[float]:
-    """Lucene BM25 as bm25s scores it by default, from the formula, for lowercase space-separated texts."""
-    documents = [text.lower().split() for text in texts]
+LUCENE_STOP = {
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "but",
+    "by",
+    "for",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "no",
+    "not",
+    "of",
+    "on",
+    "or",
+    "such",
+    "that",
+    "the",
+    "their",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "to",
+    "was",
+    "will",
+    "with",
+}
+"""Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), typed from Lucene's source."""
+
+
+def stemmed(text: str) -> list[str]:
+    """Lowercase space-separated words, Lucene's stopwords dropped, the rest Snowball-stemmed."""
+    return list(Stemmer.Stemmer("english").stemWords([w for w in text.lower().split() if w not in LUCENE_STOP]))
+
+
+def reference_scores(
+    texts: list[str], query: str, k1: float = 1.5, b: float = 0.75, terms: Callable[[str], list[str]] = stemmed
+) -> list[float]:
+    """Lucene BM25 as bm25s scores it by default, from the formula, over the ``terms`` of each text."""
+    documents = [terms(text) for text in texts]
     n = len(documents)
     average = sum(len(document) for document in documents) / n
     scores = []
     for document in documents:
         score = 0.0
-        for word in query.lower().split():
+        for word in terms(query):
             tf = document.count(word)
             if tf:
                 df = sum(word in other for other in documents)
@@ -53,24 +101,62 @@ def test_scores_equal_the_lucene_bm25_formula_worked_by_hand() -> None:
     assert hit.score == pytest.approx(0.4 * math.log(2), rel=1e-6)
 
 
+def test_running_matches_runs_and_stopwords_are_ignored() -> None:
+    index = BM25Index.from_chunks(chunks_of(["she runs daily", "the cat sat on the mat", "a walk"]))
+    assert [hit.chunk_id for hit in index.search("running", 3)] == ["c0"]
+    # "the" and "a" are stopwords: in neither the chunks' terms nor the query's.
+    assert index.search("the a", 3) == []
+    assert "the" not in index.vocabulary
+    assert "run" in index.vocabulary
+    # Hand-worked: the terms are [she, run, daili], [cat, sat, mat] and [walk]: avgdl 7/3. "run" is in
+    # 1 of 3 chunks: idf ln(1 + 2.5 / 1.5) = ln(8/3); tf part 1 / (1 + 1.5 (0.25 + 0.75 * 3 / (7/3))).
+    [hit] = index.search("Running!", 3)
+    assert hit.score == pytest.approx(math.log(8 / 3) / (1 + 1.5 * (0.25 + 0.75 * 9 / 7)), rel=1e-6)
+
+
+def test_stemming_and_stopwords_can_each_be_turned_off_and_are_recorded() -> None:
+    texts = ["she runs daily", "the cat sat on the mat"]
+    plain = BM25Index.from_chunks(chunks_of(texts), stemmer=None, stopwords=None)
+    assert plain.search("running", 3) == []
+    assert [hit.chunk_id for hit in plain.search("the", 3)] == ["c1"]
+    assert repr(plain) == "BM25Index(chunks=2, vocabulary=8, k1=1.5, b=0.75, stemmer=None, stopwords=None)"
+    porter = build_index("bm25", chunks_of(texts), stemmer="porter")
+    assert repr(porter).endswith("stemmer='porter', stopwords='en')")
+    assert Analyzer(stopwords=None)("The runs") == ["the", "run"]
+    assert Analyzer(stemmer=None)("The runs") == ["runs"]
+    with pytest.raises(
+        cg.InvalidParameterError, match=r"'stemmer' parameter of Analyzer must be None or one of .*english"
+    ):
+        BM25Index.from_chunks(chunks_of(texts), stemmer="English")
+    with pytest.raises(cg.InvalidParameterError, match=r"'stopwords' parameter of Analyzer must be None or one of en"):
+        BM25Index.from_chunks(chunks_of(texts), stopwords="fr")
+    with pytest.raises(
+        cg.ContextGridError, match=r"none of the 2 chunks has a word in its text that is not a stopword"
+    ):
+        BM25Index.from_chunks(chunks_of(["the", "to be or not to be"]))
+
+
 def test_a_repeated_query_word_counts_each_time_and_k1_b_are_used() -> None:
     texts = ["apple apple pear", "pear fig", "fig fig fig kiwi"]
     index = BM25Index.from_chunks(chunks_of(texts), k1=0.9, b=0.4)
     got = {hit.chunk_id: hit.score for hit in index.search("fig fig pear", 3)}
-    expected = reference_scores(texts, "fig fig pear", k1=0.9, b=0.4)
+    expected = reference_scores(texts, "fig fig pear", k1=0.9, b=0.4, terms=str.split)
     assert got == pytest.approx({f"c{i}": score for i, score in enumerate(expected)}, rel=1e-6)
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    documents=st.lists(st.lists(st.sampled_from(WORDS), max_size=6), min_size=1, max_size=7),
-    query=st.lists(st.sampled_from([*WORDS, "absent"]), max_size=4),
+    documents=st.lists(st.lists(st.sampled_from(INFLECTED), max_size=6), min_size=1, max_size=7),
+    query=st.lists(st.sampled_from([*INFLECTED, "absent"]), max_size=4),
+    analyzed=st.booleans(),
 )
-def test_every_ranking_matches_the_formula(documents: list[list[str]], query: list[str]) -> None:
-    assume(any(documents))
+def test_every_ranking_matches_the_formula(documents: list[list[str]], query: list[str], analyzed: bool) -> None:
     texts = [" ".join(document) for document in documents]
-    expected = reference_scores(texts, " ".join(query))
-    hits = BM25Index.from_chunks(chunks_of(texts)).search(" ".join(query), len(texts) + 3)
+    terms = stemmed if analyzed else str.split
+    assume(any(terms(text) for text in texts))
+    expected = reference_scores(texts, " ".join(query), terms=terms)
+    options = {} if analyzed else {"stemmer": None, "stopwords": None}
+    hits = BM25Index.from_chunks(chunks_of(texts), **options).search(" ".join(query), len(texts) + 3)
     # Every chunk sharing a word with the query, and only those; scores as the formula says.
     assert {hit.chunk_id for hit in hits} == {f"c{i}" for i, score in enumerate(expected) if score > 0}
     for hit in hits:

@@ -1,4 +1,4 @@
-"""DenseIndex against brute-force cosine, and the default TF-IDF + SVD embedder against TF-IDF by hand."""
+"""DenseIndex against brute-force cosine, and LSA (TF-IDF + SVD) against TF-IDF by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import contextgrid as cg
-from contextgrid.index import DenseIndex, TfidfSvdEmbedder
+from contextgrid.index import DenseIndex, LSAIndex, TfidfSvdEmbedder, build_index
 
 
 def chunks_of(texts: list[str]) -> list[cg.Chunk]:
@@ -25,6 +25,9 @@ class TableEmbedder:
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         return self.table[[int(text[1:]) for text in texts]]
+
+
+LETTERS = TfidfSvdEmbedder(dim=2)
 
 
 def brute_force(vectors: np.ndarray, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
@@ -85,7 +88,7 @@ def test_full_rank_lsa_ranks_exactly_as_tfidf_cosine() -> None:
     # With as many dimensions as chunks, the SVD keeps every chunk's TF-IDF vector whole, so a
     # query's cosines are its TF-IDF dot products divided by one per-query constant.
     texts = ["apple pear fig", "pear kiwi", "kiwi kiwi lime plum", "apple plum", "fig lime lime"]
-    index = DenseIndex.from_chunks(chunks_of(texts), dim=len(texts), seed=3)
+    index = LSAIndex.from_chunks(chunks_of(texts), dim=len(texts), seed=3)
     for query in ["apple", "kiwi lime", "pear fig fig", "plum apple kiwi"]:
         wanted = tfidf_by_hand(texts, query)
         dots = [
@@ -99,7 +102,7 @@ def test_full_rank_lsa_ranks_exactly_as_tfidf_cosine() -> None:
 
 def test_the_chunk_with_the_querys_words_ranks_first() -> None:
     texts = ["refunds are paid within thirty days", "the cat sat on the mat", "the dog barked at the cat"]
-    index = DenseIndex.from_chunks(chunks_of(texts), dim=8, seed=0)
+    index = LSAIndex.from_chunks(chunks_of(texts), dim=8, seed=0)
     assert index.search("when are refunds paid", 1)[0].chunk_id == "c0"
     assert index.search("the dog barked", 1)[0].chunk_id == "c2"
 
@@ -108,28 +111,28 @@ def test_the_same_seed_gives_the_same_vectors_and_results() -> None:
     texts = [
         f"{a} {b} {c}" for a in ("red", "blue", "green") for b in ("apple", "pear") for c in ("tart", "pie", "jam")
     ]
-    first = DenseIndex.from_chunks(chunks_of(texts), dim=5, seed=42)
-    second = DenseIndex.from_chunks(chunks_of(texts), dim=5, seed=42)
+    first = LSAIndex.from_chunks(chunks_of(texts), dim=5, seed=42)
+    second = LSAIndex.from_chunks(chunks_of(texts), dim=5, seed=42)
     assert np.array_equal(first.vectors, second.vectors)
     queries = ["red pie", "green apple jam", "blue"]
     assert first.search_many(queries, 6) == second.search_many(queries, 6)
 
 
 def test_an_empty_or_unknown_query_has_no_direction_and_matches_nothing() -> None:
-    index = DenseIndex.from_chunks(chunks_of(["apple pear", "fig kiwi"]))
+    index = LSAIndex.from_chunks(chunks_of(["apple pear", "fig kiwi"]))
     assert index.search("", 3) == []
     assert index.search("banana", 3) == []
     assert index.search_many(["", "apple"], 1)[0] == []
 
 
 def test_k_larger_than_the_corpus_returns_every_chunk_once() -> None:
-    index = DenseIndex.from_chunks(chunks_of(["apple pear", "fig kiwi", "apple"]))
+    index = LSAIndex.from_chunks(chunks_of(["apple pear", "fig kiwi", "apple"]))
     assert sorted(hit.chunk_id for hit in index.search("apple", 100)) == ["c0", "c1", "c2"]
 
 
 def test_the_embedding_is_as_wide_as_the_corpus_allows() -> None:
-    assert DenseIndex.from_chunks(chunks_of(["apple pear", "fig kiwi", "lime"])).dim == 3
-    assert DenseIndex.from_chunks(chunks_of(["apple pear fig kiwi lime plum"] * 2), dim=4).dim == 2
+    assert LSAIndex.from_chunks(chunks_of(["apple pear", "fig kiwi", "lime"])).dim == 3
+    assert LSAIndex.from_chunks(chunks_of(["apple pear fig kiwi lime plum"] * 2), dim=4).dim == 2
     embedding = TfidfSvdEmbedder(dim=2, seed=0).fit(["red apple", "green apple", "green pear"])
     assert embedding.dim == 2
 
@@ -140,12 +143,10 @@ def test_bad_embedders_and_options_are_refused_clearly() -> None:
         DenseIndex.from_chunks(chunks, embedder=lambda texts: np.ones((3, 2)))
     with pytest.raises(cg.ContextGridError, match=r"non-finite value .* for text 1: 'fig kiwi'"):
         DenseIndex.from_chunks(chunks, embedder=lambda texts: np.array([[1.0, 0.0], [np.nan, 1.0]]))
-    with pytest.raises(cg.InvalidParameterError, match=r"'dim and seed' parameter .* Got \(8, None\)"):
-        DenseIndex.from_chunks(chunks, embedder=lambda texts: np.ones((len(texts), 2)), dim=8)
     with pytest.raises(cg.InvalidParameterError, match=r"'dim' parameter of TfidfSvdEmbedder .* Got 0"):
-        DenseIndex.from_chunks(chunks, dim=0)
+        LSAIndex.from_chunks(chunks, dim=0)
     with pytest.raises(cg.ContextGridError, match=r"at least two distinct words .* \['apple'\]"):
-        DenseIndex.from_chunks(chunks_of(["apple", "Apple apple"]))
+        LSAIndex.from_chunks(chunks_of(["apple", "Apple apple"]))
     index = DenseIndex(("a",), np.ones((1, 2)), lambda texts: np.ones((len(texts), 3)))
     with pytest.raises(cg.ContextGridError, match=r"returned 3 columns where the index holds 2-dimensional"):
         index.search("x", 1)
@@ -155,12 +156,32 @@ def test_chunks_are_checked_before_anything_is_built() -> None:
     with pytest.raises(
         cg.ContextGridError, match=r"chunk ids must be distinct, repeated: 'c0' \(chunks\[0\] and chunks\[2\]\)"
     ):
-        DenseIndex.from_chunks([*chunks_of(["apple", "pear"]), chunks_of(["fig"])[0]])
+        DenseIndex.from_chunks([*chunks_of(["apple", "pear"]), chunks_of(["fig"])[0]], embedder=LETTERS)
     with pytest.raises(
         cg.ContextGridError, match=r"'chunks' parameter of DenseIndex.from_chunks must be a non-empty sequence of Chunk"
     ):
-        DenseIndex.from_chunks([])
+        DenseIndex.from_chunks([], embedder=LETTERS)
     with pytest.raises(
         cg.ContextGridError, match=r"'chunks\[1\]' parameter of DenseIndex.from_chunks must be a Chunk. Got 'pear'"
     ):
-        DenseIndex.from_chunks([chunks_of(["apple"])[0], "pear"])  # type: ignore[list-item]
+        DenseIndex.from_chunks([chunks_of(["apple"])[0], "pear"], embedder=LETTERS)  # type: ignore[list-item]
+
+
+def test_dense_without_an_embedder_is_refused_with_what_to_pass() -> None:
+    chunks = chunks_of(["apple pear", "fig kiwi"])
+    for build in (lambda: DenseIndex.from_chunks(chunks), lambda: build_index("dense", chunks)):
+        with pytest.raises(cg.InvalidParameterError, match=r"needs an embedder: pass embedder=.*--embedder .*'lsa'"):
+            build()
+    with pytest.raises(cg.InvalidParameterError, match=r"QuantizedIndex.from_chunks needs an embedder"):
+        build_index("dense_int8", chunks)
+
+
+def test_lsa_is_dense_search_over_tfidf_svd_vectors() -> None:
+    texts = ["apple pear fig", "pear kiwi", "kiwi kiwi lime plum", "apple plum"]
+    lsa = build_index("lsa", chunks_of(texts), dim=3, seed=1)
+    dense = DenseIndex.from_chunks(chunks_of(texts), embedder=TfidfSvdEmbedder(dim=3, seed=1))
+    assert isinstance(lsa, LSAIndex)
+    assert lsa.name == "lsa"
+    assert repr(lsa) == "LSAIndex(chunks=4, dim=3)"
+    assert np.array_equal(lsa.vectors, dense.vectors)
+    assert lsa.search_many(["apple", "kiwi lime"], 4) == dense.search_many(["apple", "kiwi lime"], 4)

@@ -8,7 +8,7 @@ from typing import ClassVar
 import pytest
 
 import contextgrid as cg
-from contextgrid.index import BM25Index, DenseIndex, HybridIndex, Index
+from contextgrid.index import BM25Index, DenseIndex, HybridIndex, Index, LSAIndex, TfidfSvdEmbedder
 from contextgrid.index.base import Scored
 
 
@@ -70,12 +70,12 @@ def chunks_of(texts: list[str]) -> list[cg.Chunk]:
     return [cg.Chunk(f"c{i}", cg.Span("doc", 10 * i, 10 * i + 10), text) for i, text in enumerate(texts)]
 
 
-def test_bm25_and_dense_fused_from_chunks() -> None:
+def test_bm25_and_lsa_fused_from_chunks() -> None:
     texts = ["refunds are paid within thirty days", "the cat sat on the mat", "refund policy for cats"]
     chunks = chunks_of(texts)
-    hybrid = HybridIndex.from_chunks(chunks, component_options={"dense": {"dim": 3, "seed": 2}})
+    hybrid = HybridIndex.from_chunks(chunks, component_options={"lsa": {"dim": 3, "seed": 2}})
     bm25 = BM25Index.from_chunks(chunks)
-    dense = DenseIndex.from_chunks(chunks, dim=3, seed=2)
+    dense = LSAIndex.from_chunks(chunks, dim=3, seed=2)
     for query in ["refunds paid", "cat", "nothing known"]:
         expected: dict[str, float] = {}
         for ranking in (bm25.search(query, 3), dense.search(query, 3)):
@@ -87,7 +87,8 @@ def test_bm25_and_dense_fused_from_chunks() -> None:
 
 def test_the_same_options_give_the_same_fusion_twice() -> None:
     chunks = chunks_of(["apple pear fig", "pear kiwi", "kiwi lime plum", "apple plum"])
-    options = {"components": ("bm25", "dense", "dense_int8"), "component_options": {"dense": {"seed": 4}}}
+    options = {"components": ("bm25", "lsa", "dense_int8"), "component_options": {"lsa": {"seed": 4}}}
+    options["component_options"]["dense_int8"] = {"embedder": TfidfSvdEmbedder(dim=3)}  # type: ignore[index]
     first, second = HybridIndex.from_chunks(chunks, **options), HybridIndex.from_chunks(chunks, **options)  # type: ignore[arg-type]
     queries = ["apple", "kiwi pear", "plum lime apple"]
     assert first.search_many(queries, 4) == second.search_many(queries, 4)
@@ -109,9 +110,16 @@ def test_bad_components_are_refused_clearly() -> None:
         HybridIndex.from_chunks(chunks, components=("bm52", "dense"))
     with pytest.raises(cg.ContextGridError, match=r"component_options names 'dense_int8', which is not one of"):
         HybridIndex.from_chunks(chunks, component_options={"dense_int8": {}})
-    with pytest.raises(cg.InvalidParameterError, match=r"component_options\['dense'\]\" parameter .* Got 4 instead"):
-        HybridIndex.from_chunks(chunks, component_options={"dense": 4})  # type: ignore[dict-item]
+    with pytest.raises(cg.InvalidParameterError, match=r"component_options\['lsa'\]\" parameter .* Got 4 instead"):
+        HybridIndex.from_chunks(chunks, component_options={"lsa": 4})  # type: ignore[dict-item]
     assert isinstance(FixedIndex(["a"]), Index)
+
+
+def test_the_default_components_are_bm25_with_lsa_or_with_dense_when_an_embedder_is_given() -> None:
+    chunks = chunks_of(["apple pear", "fig kiwi", "kiwi lime"])
+    assert [type(c) for c in HybridIndex.from_chunks(chunks).components] == [BM25Index, LSAIndex]
+    embedded = HybridIndex.from_chunks(chunks, embedder=TfidfSvdEmbedder(dim=2))
+    assert [type(c) for c in embedded.components] == [BM25Index, DenseIndex]
 
 
 def test_a_component_that_breaks_the_index_contract_is_named() -> None:

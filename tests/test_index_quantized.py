@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import contextgrid as cg
-from contextgrid.index import DenseIndex, QuantizedIndex
+from contextgrid.index import DenseIndex, QuantizedIndex, TfidfSvdEmbedder
 from contextgrid.index.quantized import EXACT_FLOAT32_DIM, quantize
 
 
@@ -104,8 +104,8 @@ def test_a_quarter_of_the_memory() -> None:
 
 def test_from_chunks_is_from_dense_of_the_same_exact_index() -> None:
     chunks = [cg.Chunk(f"c{i}", cg.Span("d", i, i + 1), text) for i, text in enumerate(["apple pear", "fig", "pear"])]
-    built = QuantizedIndex.from_chunks(chunks, dim=2, seed=1)
-    via_dense = QuantizedIndex.from_dense(DenseIndex.from_chunks(chunks, dim=2, seed=1))
+    built = QuantizedIndex.from_chunks(chunks, embedder=TfidfSvdEmbedder(dim=2, seed=1))
+    via_dense = QuantizedIndex.from_dense(DenseIndex.from_chunks(chunks, embedder=TfidfSvdEmbedder(dim=2, seed=1)))
     assert np.array_equal(built.codes, via_dense.codes)
     assert built.search_many(["pear", "apple", ""], 3) == via_dense.search_many(["pear", "apple", ""], 3)
     assert built.search("", 3) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -11,9 +12,11 @@ import contextgrid as cg
 from contextgrid.index import (
     RETRIEVERS,
     BM25Index,
+    TfidfSvdEmbedder,
     available_retrievers,
     build_index,
     retrieve,
+    retrieve_scored,
 )
 from contextgrid.index.base import RanksPositions, Scored
 
@@ -38,30 +41,32 @@ def chunks() -> list[cg.Chunk]:
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "bm25": {},
-    "dense": {"dim": 4},
-    "dense_int8": {"dim": 4},
-    "hybrid": {"component_options": {"dense": {"dim": 4}}},
+    "dense": {"embedder": TfidfSvdEmbedder(dim=4)},
+    "dense_int8": {"embedder": TfidfSvdEmbedder(dim=4)},
+    "hybrid": {"component_options": {"lsa": {"dim": 4}}},
+    "lsa": {"dim": 4},
 }
+NAMES = list(OPTIONS)
 
 
-def test_the_registry_holds_the_four_retrievers() -> None:
-    assert available_retrievers() == ("bm25", "dense", "dense_int8", "hybrid")
+def test_the_registry_holds_the_five_retrievers() -> None:
+    assert available_retrievers() == ("bm25", "dense", "dense_int8", "hybrid", "lsa")
     assert RETRIEVERS.get("bm25") is BM25Index
 
 
 def test_an_unknown_retriever_name_lists_the_available_ones() -> None:
     with pytest.raises(cg.UnknownPluginError) as raised:
         build_index("splade", chunks())
-    assert str(raised.value) == "no retriever named 'splade'. Available: bm25, dense, dense_int8, hybrid"
+    assert str(raised.value) == "no retriever named 'splade'. Available: bm25, dense, dense_int8, hybrid, lsa"
 
 
 def test_an_option_the_retriever_does_not_take_is_refused_with_the_ones_it_does() -> None:
     with pytest.raises(cg.InvalidParameterError) as raised:
         build_index("bm25", chunks(), seed=3)
-    assert str(raised.value) == "the 'bm25' retriever has no option 'seed'. Its options: k1, b"
+    assert str(raised.value) == "the 'bm25' retriever has no option 'seed'. Its options: k1, b, stemmer, stopwords"
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense", "dense_int8", "hybrid"])
+@pytest.mark.parametrize("name", NAMES)
 def test_every_retriever_gives_a_run_evaluate_scores(name: str) -> None:
     index = build_index(name, chunks(), **OPTIONS[name])
     run = retrieve(index, QUESTIONS, 3)
@@ -78,7 +83,7 @@ def test_every_retriever_gives_a_run_evaluate_scores(name: str) -> None:
     assert run == {q: [hit.chunk_id for hit in index.search(text, 3)] for q, text in QUESTIONS.items()}
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense", "dense_int8", "hybrid"])
+@pytest.mark.parametrize("name", NAMES)
 def test_the_same_chunks_and_options_give_the_same_run(name: str) -> None:
     first = retrieve(build_index(name, chunks(), **OPTIONS[name]), QUESTIONS, 5)
     second = retrieve(build_index(name, chunks(), **OPTIONS[name]), QUESTIONS, 5)
@@ -86,15 +91,30 @@ def test_the_same_chunks_and_options_give_the_same_run(name: str) -> None:
 
 
 def test_bm25_run_scored_by_hand() -> None:
+    # Stemmed, without stopwords, the chunks have 6, 6, 4, 5 and 5 terms (avgdl 5.2). "refund" is in c0
+    # and c3 (refunded): idf ln(1 + 3.5 / 2.5) = ln 2.4; the tf part is 1 / (1 + 1.5 (0.25 + 0.75 |d| / 5.2)),
+    # larger for the shorter c3, so c3 ranks above c0.
+    scored = retrieve_scored(build_index("bm25", chunks()), QUESTIONS, 2)
+    assert scored["q_refund"] == pytest.approx(
+        {
+            "c3": math.log(2.4) / (1 + 1.5 * (0.25 + 0.75 * 5 / 5.2)),
+            "c0": math.log(2.4) / (1 + 1.5 * (0.25 + 0.75 * 6 / 5.2)),
+        }
+    )
     run = retrieve(build_index("bm25", chunks()), QUESTIONS, 2)
-    assert run == {"q_refund": ["c0"], "q_ship": ["c1"], "q_receipt": ["c2"], "q_empty": []}
-    qrels = {"q_refund": {"c0": 2}, "q_ship": {"c4": 2}, "q_receipt": {"c2": 2, "c3": 1}}
+    assert run == {
+        "q_refund": ["c3", "c0"],
+        "q_ship": ["c1", "c4"],  # "ship" stems "Shipping" and "ship"; c1 also has "free"
+        "q_receipt": ["c2", "c3"],
+        "q_empty": [],
+    }
+    qrels = {"q_refund": {"c0": 2}, "q_ship": {"c2": 2}, "q_receipt": {"c2": 2, "c0": 1}}
     # recall@2 per question: 1, 0, 1/2; mean 0.5.
     assert cg.evaluate(qrels, run, ks=[2], metrics=["recall"]) == {"recall@2": 0.5}
 
 
 def test_k_larger_than_the_corpus() -> None:
-    run = retrieve(build_index("dense", chunks(), dim=4), {"q": "refunds and shipping"}, 100)
+    run = retrieve(build_index("lsa", chunks(), dim=4), {"q": "refunds and shipping"}, 100)
     assert sorted(run["q"]) == [f"c{i}" for i in range(len(TEXTS))]
 
 
@@ -121,7 +141,7 @@ def test_bad_questions_are_refused_with_the_offending_entry() -> None:
         index.search_many("one query", 3)
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense", "dense_int8", "hybrid"])
+@pytest.mark.parametrize("name", NAMES)
 def test_rank_many_is_search_many_as_columns(name: str) -> None:
     index = build_index(name, chunks(), **OPTIONS[name])
     assert isinstance(index, RanksPositions)

@@ -7,11 +7,14 @@ import pandas as pd
 import pytest
 from corpora import DOCUMENTS
 from corpora import ITEMS as TINY_ITEMS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextgrid as cg
+from contextgrid.chunking.merging import merge_small
 from contextgrid.cli.main import main
 from contextgrid.core.errors import OutputExistsError
-from contextgrid.index import build_index, retrieve
+from contextgrid.index import build_index, retrieve_scored
 from contextgrid.io import (
     read_chunks,
     read_qrels,
@@ -19,13 +22,13 @@ from contextgrid.io import (
     write_documents,
     write_questions,
 )
-from contextgrid.workspace.sweep import SweepConfig, sweep, sweep_grid
+from contextgrid.workspace.sweep import LEDGER, MIN_CHUNK, SweepConfig, sweep, sweep_grid
 
 ITEMS = (
     *TINY_ITEMS,
     cg.EvalItem(id="q3", question="Do you ship to Mars?"),
 )
-GRID = sweep_grid(chunkers=["fixed_chars", "recursive"], sizes=[120, 300], overlaps=[0], retrievers=["bm25", "dense"])
+GRID = sweep_grid(chunkers=["fixed_chars", "recursive"], sizes=[120, 300], overlaps=[0], retrievers=["bm25", "lsa"])
 
 
 def test_grid_is_every_combination_with_overlap_below_size() -> None:
@@ -51,22 +54,34 @@ def test_sweep_writes_a_workspace_the_library_reads(tmp_path: Path) -> None:
     resolved = resolver.resolve(ITEMS)
     for config in GRID:
         chunks = cg.get_chunker(config.chunker, size=config.size, overlap=config.overlap)
-        expected_chunks = tuple(c for doc_id, text in DOCUMENTS.items() for c in chunks.chunk(doc_id, text))
+        cut = tuple(c for doc_id, text in DOCUMENTS.items() for c in chunks.chunk(doc_id, text))
+        expected_chunks = merge_small(cut, DOCUMENTS, minimum=min(MIN_CHUNK, config.size // 4))
         assert read_chunks(tmp_path / f"chunks/{config.chunking}.jsonl") == expected_chunks
         expected_qrels = {q: j for q, j in resolver.qrels(resolved, expected_chunks).items() if j}
         assert read_qrels(tmp_path / f"qrels/{config.chunking}.trec").to_dict() == expected_qrels
         questions = {item.id: item.question for item in ITEMS}
-        expected_run = retrieve(build_index(config.retriever, expected_chunks), questions, config.depth)
-        assert read_run(tmp_path / f"runs/{config.name}.trec").to_dict() == {q: r for q, r in expected_run.items() if r}
+        # The run file holds the retriever's own scores, not made-up ones.
+        expected_run = retrieve_scored(build_index(config.retriever, expected_chunks), questions, config.depth)
+        assert scores_of(tmp_path / f"runs/{config.name}.trec") == {q: r for q, r in expected_run.items() if r}
         assert dict(workspace.config(config.name).params) == {
             "chunker": config.chunker,
             "size": config.size,
             "overlap": config.overlap,
+            "min_chunk": min(50, config.size // 4),
             "retriever": config.retriever,
             "depth": config.depth,
+            **({"stemmer": "english", "stopwords": "en"} if config.retriever == "bm25" else {}),
         }
     assert dict(workspace.documents) == DOCUMENTS
     assert workspace.questions == ITEMS
+
+
+def scores_of(path: Path) -> dict[str, dict[str, float]]:
+    """``{question: {chunk: score}}`` as the run file holds them."""
+    scored: dict[str, dict[str, float]] = {}
+    for row in read_run(path).table.to_pylist():
+        scored.setdefault(row["question_id"], {})[row["chunk_id"]] = row["score"]
+    return scored
 
 
 def test_sweep_is_deterministic(tmp_path: Path) -> None:
@@ -88,23 +103,65 @@ def test_a_failing_configuration_is_reported_and_the_others_written(tmp_path: Pa
     assert any(entry.subject == "no-such-retriever-recursive-300-0" for entry in log)
 
 
-def test_rerunning_keeps_what_the_user_put_there(tmp_path: Path) -> None:
-    sweep(DOCUMENTS, ITEMS, GRID[:2], tmp_path)
+def test_rerunning_removes_its_own_stale_files_and_keeps_what_the_user_put_there(tmp_path: Path) -> None:
+    sweep(DOCUMENTS, ITEMS, GRID, tmp_path)
     notes = tmp_path / "notes.txt"
     notes.write_text("mine")
+    (tmp_path / "runs" / "by-hand.trec").write_text("q1 Q0 x 1 1.0 mine\n")
     report = sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path)
     assert report.written == (GRID[0].name,)
     assert notes.read_text() == "mine"
-    assert (tmp_path / f"runs/{GRID[1].name}.trec").is_file()
+    assert (tmp_path / "runs" / "by-hand.trec").is_file()
+    # Every file of the first sweep that the new manifest does not name is gone; nothing else went.
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert left == [
+        ".contextgrid-sweep.json",
+        f"chunks/{GRID[0].chunking}.jsonl",
+        "contextgrid.toml",
+        "documents.jsonl",
+        "notes.txt",
+        f"qrels/{GRID[0].chunking}.trec",
+        "questions.jsonl",
+        f"runs/{GRID[0].name}.trec",
+        "runs/by-hand.trec",
+    ]
+    others = {config.chunking for config in GRID[1:]} - {GRID[0].chunking}
+    assert set(report.removed) == {f"runs/{config.name}.trec" for config in GRID[1:]} | {
+        f"{kind}/{chunking}.{suffix}"
+        for chunking in others
+        for kind, suffix in (("chunks", "jsonl"), ("qrels", "trec"))
+    }
+    assert len(report.removed) == 7 + 3 + 3
+    assert cg.load_workspace(tmp_path).names == (GRID[0].name,)
+
+
+def test_a_folder_a_sweep_did_not_write_is_refused_without_force(tmp_path: Path) -> None:
+    (tmp_path / "report.html").write_text("theirs")
+    with pytest.raises(OutputExistsError) as raised:
+        sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path)
+    assert str(raised.value) == (
+        f"{tmp_path} is not empty and was not written by contextgrid sweep (it has no .contextgrid-sweep.json); "
+        "pass --force (force=True) to write into it"
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+    report = sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path, force=True)
+    assert report.written == (GRID[0].name,)
+    assert (tmp_path / "report.html").read_text() == "theirs"
+    # An empty folder is no one's: it is written without --force.
+    (tmp_path / "empty").mkdir()
+    assert sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path / "empty").written == (GRID[0].name,)
 
 
 def test_a_user_file_in_the_way_is_refused_not_overwritten(tmp_path: Path) -> None:
     (tmp_path / "runs").mkdir()
     theirs = tmp_path / "runs" / f"{GRID[0].name}.trec"
     theirs.write_text("q1 Q0 mine 1 1.0 hand-made\n")
-    with pytest.raises(OutputExistsError, match="not written by a sweep"):
+    (tmp_path / LEDGER).write_text("[]\n")  # a sweep's folder, but not its file
+    with pytest.raises(OutputExistsError, match="exists and was not written by a sweep, so it is left alone; pass"):
         sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path)
     assert theirs.read_text() == "q1 Q0 mine 1 1.0 hand-made\n"
+    sweep(DOCUMENTS, ITEMS, GRID[:1], tmp_path, force=True)
+    assert theirs.read_text() != "q1 Q0 mine 1 1.0 hand-made\n"
 
 
 def test_the_command_line_sweeps_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,7 +181,9 @@ def test_the_command_line_sweeps_files(tmp_path: Path, capsys: pytest.CaptureFix
         ]
     )
     assert status == 0
-    assert capsys.readouterr().out == f"wrote 2 configurations to {tmp_path / 'out'}\n"
+    assert capsys.readouterr().out == (
+        f"wrote 2 configurations to {tmp_path / 'out'}\nquestions: 2 resolved, 0 unresolved\n"
+    )
     assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0", "bm25-recursive-300-0")
 
 
@@ -175,7 +234,10 @@ def test_the_command_line_sweeps_a_folder_holding_a_file_name_with_a_space(
     write_questions(spaced_items, tmp_path / "questions.jsonl")
     argv = ["sweep", str(tmp_path / "docs"), str(tmp_path / "questions.jsonl"), "-o", str(tmp_path / "out")]
     assert main([*argv, "--sizes", "120", "--retrievers", "bm25"]) == 0
-    assert capsys.readouterr() == (f"wrote 1 configurations to {tmp_path / 'out'}\n", "")
+    assert capsys.readouterr() == (
+        f"wrote 1 configuration to {tmp_path / 'out'}\nquestions: 2 resolved, 0 unresolved\n",
+        "",
+    )
     workspace = cg.load_workspace(tmp_path / "out")
     assert "my doc.md" in workspace.documents
     grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25"])
@@ -200,11 +262,10 @@ def test_any_embedder_drives_the_retrievers_that_embed(tmp_path: Path) -> None:
     assert params["hybrid-recursive-120-0"]["embedder"] == f"{__name__}:counting_embedder"
     # The dense run is the one that embedder gives, not the default's.
     chunks = read_chunks(tmp_path / "chunks" / "recursive-120-0.jsonl")
-    expected = retrieve(build_index("dense", chunks, embedder=counting_embedder), {i.id: i.question for i in ITEMS}, 20)
-    written = read_run(tmp_path / "runs" / "dense-recursive-120-0.trec")
-    assert {q: list(written.get(q, ())) for q in expected} == expected
-    default = retrieve(build_index("dense", chunks), {i.id: i.question for i in ITEMS}, 20)
-    assert default != expected
+    questions = {i.id: i.question for i in ITEMS}
+    expected = retrieve_scored(build_index("dense", chunks, embedder=counting_embedder), questions, 20)
+    assert scores_of(tmp_path / "runs" / "dense-recursive-120-0.trec") == {q: r for q, r in expected.items() if r}
+    assert retrieve_scored(build_index("lsa", chunks), questions, 20) != expected
 
 
 def test_an_embedder_without_a_retriever_that_embeds_is_refused(tmp_path: Path) -> None:
@@ -231,3 +292,123 @@ def test_the_command_line_takes_an_embedder_from_the_current_folder(
     assert capsys.readouterr().err == "contextgrid: error: --embedder my_models:nope: 'my_models' has no 'nope'\n"
     assert main([*argv, "--embedder", "no_such_module:encode"]) == 2
     assert "cannot import 'no_such_module'" in capsys.readouterr().err
+
+
+HEADED = {
+    "guide.md": "backoff\n=======\n\nRetries wait twice as long each time, up to a minute, then give up.\n\n"
+    "jitter\n======\n\nEach wait is moved by up to a tenth at random.\n\nEnd.\n",
+    "short.md": "Tiny.",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(alphabet="ab \n.=", max_size=300),
+    size=st.integers(5, 80),
+    minimum=st.integers(0, 60),
+    chunker=st.sampled_from(["fixed_chars", "recursive", "sentences"]),
+)
+def test_merged_chunks_keep_exact_offsets_and_none_is_under_the_minimum(
+    text: str, size: int, minimum: int, chunker: str
+) -> None:
+    cut = cg.get_chunker(chunker, size=size, overlap=0).chunk("d", text)
+    merged = merge_small(cut, {"d": text}, minimum=minimum)
+    for number, chunk in enumerate(merged):
+        assert chunk.id == f"d#{number}"
+        assert chunk.text == text[chunk.span.start : chunk.span.end]
+        assert len(chunk.text) >= minimum or len(merged) == 1
+    # Nothing of the document is lost or added: the merged chunks cover what the cut ones covered.
+    covered = {at for c in cut for at in range(c.span.start, c.span.end)}
+    assert {at for c in merged for at in range(c.span.start, c.span.end)} == covered
+    if minimum == 0 or all(len(c.text) >= minimum for c in cut):
+        assert merged == cut
+
+
+def test_a_lone_heading_joins_the_text_it_heads(tmp_path: Path) -> None:
+    grid = sweep_grid(chunkers=["recursive"], sizes=[80], overlaps=[0], retrievers=["bm25"])
+    items = [cg.EvalItem("q1", "How long do retries wait?", anchors=(cg.Anchor("guide.md", "up to a minute"),))]
+    unmerged = sweep(HEADED, items, grid, tmp_path / "cut", min_chunk=0)
+    merged = sweep(HEADED, items, grid, tmp_path / "merged", min_chunk=20)
+    before = read_chunks(unmerged.root / "chunks/recursive-80-0.jsonl")
+    after = read_chunks(merged.root / "chunks/recursive-80-0.jsonl")
+    assert [c.text for c in before if c.span.doc_id == "guide.md"][:2] == [
+        "backoff\n=======\n\n",
+        "Retries wait twice as long each time, up to a minute, then give up.\n\n",
+    ]
+    assert [c.text for c in after] == [
+        "backoff\n=======\n\nRetries wait twice as long each time, up to a minute, then give up.\n\n",
+        "jitter\n======\n\nEach wait is moved by up to a tenth at random.\n\nEnd.\n",
+        "Tiny.",  # a document shorter than the minimum keeps its one chunk
+    ]
+    assert cg.load_workspace(merged.root).config("bm25-recursive-80-0").params["min_chunk"] == 20
+    # The default minimum is 50 characters, or a quarter of the size if that is less.
+    assert SweepConfig("recursive", 80, 0, "bm25").min_chunk(MIN_CHUNK) == 20
+    assert SweepConfig("recursive", 300, 0, "bm25").min_chunk(MIN_CHUNK) == 50
+
+
+def test_the_summary_names_the_unresolved_questions_and_why(tmp_path: Path) -> None:
+    lost = [
+        cg.EvalItem(f"lost{i}", "Where?", anchors=(cg.Anchor("refunds.md", f"a quote that is not there {i}"),))
+        for i in range(5)
+    ]
+    report = sweep(DOCUMENTS, [*ITEMS, *lost], GRID[:1], tmp_path)
+    assert report.resolved == ("q1", "q2")
+    assert list(report.unresolved) == [f"lost{i}" for i in range(5)]
+    assert all(reason.startswith("not resolved") for reason in report.unresolved.values())
+    lines = report.summary().splitlines()
+    assert lines[:2] == [f"wrote 1 configuration to {tmp_path}", "questions: 2 resolved, 5 unresolved"]
+    assert [line.split(":")[0] for line in lines[2:5]] == ["  lost0", "  lost1", "  lost2"]
+    assert lines[5] == "  ... and 2 more (the warnings list every one)"
+    assert len(lines) == 6
+
+
+def test_dense_without_an_embedder_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25", "dense"])
+    with pytest.raises(cg.InvalidParameterError, match=r"the dense retriever needs an embedder: pass embedder="):
+        sweep(DOCUMENTS, ITEMS, grid, tmp_path / "out")
+    assert not (tmp_path / "out" / "documents.jsonl").exists()
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")
+    argv = ["sweep", str(tmp_path / "documents.jsonl"), str(tmp_path / "questions.jsonl"), "-o", str(tmp_path / "o")]
+    assert main([*argv, "--retrievers", "dense"]) == 2
+    error = capsys.readouterr().err
+    assert "the dense retriever needs an embedder" in error
+    assert "--embedder MODULE:CALLABLE" in error
+    assert "use the 'lsa' retriever" in error
+
+
+def test_the_bm25_stemmer_is_recorded_and_can_be_turned_off(tmp_path: Path) -> None:
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")
+    argv = ["sweep", str(tmp_path / "documents.jsonl"), str(tmp_path / "questions.jsonl"), "--sizes", "120"]
+    assert main([*argv, "-o", str(tmp_path / "stem"), "--retrievers", "bm25,hybrid"]) == 0
+    assert main([*argv, "-o", str(tmp_path / "plain"), "--retrievers", "bm25", "--bm25-stemmer", "none"]) == 0
+    stem, plain = cg.load_workspace(tmp_path / "stem"), cg.load_workspace(tmp_path / "plain")
+    for name in ("bm25-recursive-120-0", "hybrid-recursive-120-0"):
+        assert (stem.config(name).params["stemmer"], stem.config(name).params["stopwords"]) == ("english", "en")
+    assert (
+        plain.config("bm25-recursive-120-0").params["stemmer"],
+        plain.config("bm25-recursive-120-0").params["stopwords"],
+    ) == ("none", "en")
+    chunks = read_chunks(tmp_path / "plain" / "chunks" / "recursive-120-0.jsonl")
+    questions = {item.id: item.question for item in ITEMS}
+    expected = retrieve_scored(build_index("bm25", chunks, stemmer=None), questions, 20)
+    assert scores_of(tmp_path / "plain" / "runs" / "bm25-recursive-120-0.trec") == {
+        q: r for q, r in expected.items() if r
+    }
+    assert scores_of(tmp_path / "stem" / "runs" / "bm25-recursive-120-0.trec") != scores_of(
+        tmp_path / "plain" / "runs" / "bm25-recursive-120-0.trec"
+    )
+
+
+def test_the_help_lists_the_chunkers_and_retrievers_and_the_unit_of_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"from: {', '.join(cg.available_chunkers())}" in text
+    assert "from: bm25, dense, dense_int8, hybrid, lsa" in text
+    assert "chunk sizes in characters" in text
+    assert "--bm25-stemmer" in text
+    assert "--force" in text
+    assert "--min-chunk" in text

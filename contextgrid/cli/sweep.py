@@ -66,21 +66,69 @@ def load_embedder(spec: str) -> Embedder | FitsOnCorpus:
     return cast("Embedder | FitsOnCorpus", target)
 
 
+def _off(text: str) -> str | None:
+    """``none`` as ``None`` (the setting turned off), anything else as it is."""
+    return None if text.strip().lower() == "none" else text
+
+
 def _configure_sweep(parser: argparse.ArgumentParser) -> None:
+    from contextgrid.chunking import available_chunkers
+    from contextgrid.index import available_retrievers
+    from contextgrid.workspace.sweep import MIN_CHUNK
+
     parser.add_argument("documents", type=Path, help="a folder of .txt/.md files, or JSON Lines {doc_id, text}")
     parser.add_argument("questions", type=Path, help="JSON Lines questions with gold evidence (quotes or offsets)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the workspace folder to write")
-    parser.add_argument("--chunkers", type=_names, default=("recursive",), help="default: recursive")
-    parser.add_argument("--sizes", type=_numbers, default=(200, 500, 1000, 2000), help="default: 200,500,1000,2000")
-    parser.add_argument("--overlaps", type=_numbers, default=(0,), help="default: 0")
-    parser.add_argument("--retrievers", type=_names, default=("bm25", "dense"), help="default: bm25,dense")
+    parser.add_argument(
+        "--chunkers",
+        type=_names,
+        default=("recursive",),
+        help=f"comma-separated, from: {', '.join(available_chunkers())} (default: recursive)",
+    )
+    parser.add_argument(
+        "--sizes",
+        type=_numbers,
+        default=(200, 500, 1000, 2000),
+        help="chunk sizes in characters (in tokens for fixed_tokens), comma-separated (default: 200,500,1000,2000)",
+    )
+    parser.add_argument(
+        "--overlaps", type=_numbers, default=(0,), help="overlaps, in the unit of --sizes, comma-separated (default: 0)"
+    )
+    parser.add_argument(
+        "--retrievers",
+        type=_names,
+        default=("bm25", "lsa"),
+        help=f"comma-separated, from: {', '.join(available_retrievers())} (default: bm25,lsa; dense and dense_int8 "
+        "need --embedder)",
+    )
     parser.add_argument("--depth", type=_numbers, default=(20,), help="ranks retrieved per question (default: 20)")
     parser.add_argument("--name", default="sweep", help="the workspace's name")
     parser.add_argument(
         "--embedder",
         metavar="MODULE:CALLABLE",
-        help="the embedding model of the retrievers that embed: a function from a list of texts to a matrix, "
-        "one row per text (MODULE is imported from the current folder first); default: TF-IDF + SVD",
+        help="the embedding model of dense, dense_int8 and hybrid: a function from a list of texts to a 2-D array, "
+        "one row per text (MODULE is imported from the current folder first). No model is downloaded",
+    )
+    parser.add_argument(
+        "--bm25-stemmer",
+        type=_off,
+        default="english",
+        metavar="NAME",
+        help="BM25's Snowball stemmer (english, porter, ...), or none (default: english)",
+    )
+    parser.add_argument(
+        "--bm25-stopwords", type=_off, default="en", metavar="LIST", help="BM25's stop list: en or none (default: en)"
+    )
+    parser.add_argument(
+        "--min-chunk",
+        type=int,
+        default=MIN_CHUNK,
+        metavar="CHARS",
+        help=f"merge chunks under this many characters (or a quarter of the size, if less) into a neighbour; "
+        f"0 keeps them (default: {MIN_CHUNK})",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="write into a folder that holds files a sweep did not write"
     )
 
 
@@ -103,13 +151,24 @@ def _run_sweep(args: argparse.Namespace) -> int:
 
     log = WarningLog()
     report = sweep(
-        documents, items, grid, args.output, name=args.name, warnings=log, progress=progress, embedder=embedder
+        documents,
+        items,
+        grid,
+        args.output,
+        name=args.name,
+        warnings=log,
+        progress=progress,
+        embedder=embedder,
+        bm25_stemmer=args.bm25_stemmer,
+        bm25_stopwords=args.bm25_stopwords,
+        min_chunk=args.min_chunk,
+        force=args.force,
     )
     if shown:
         print(file=sys.stderr)
     for name, reason in report.failed.items():
         print(f"contextgrid: {name} failed and was left out: {reason}", file=sys.stderr)
-    print(f"wrote {len(report.written)} configurations to {report.root}")
+    print(report.summary())
     return 0
 
 

@@ -15,8 +15,8 @@ from contextgrid.index.base import (
     recall_against_exact,
     retriever_options,
 )
-from contextgrid.index.bm25 import BM25Index, tokenize
-from contextgrid.index.dense import DenseIndex
+from contextgrid.index.bm25 import Analyzer, BM25Index, stemmers, tokenize
+from contextgrid.index.dense import DenseIndex, LSAIndex
 from contextgrid.index.embeddings import (
     Embedder,
     FitsOnCorpus,
@@ -25,16 +25,18 @@ from contextgrid.index.embeddings import (
 )
 from contextgrid.index.hybrid import HybridIndex
 from contextgrid.index.quantized import QuantizedIndex
-from contextgrid.index.runs import retrieve
+from contextgrid.index.runs import retrieve, retrieve_scored
 
 __all__ = [
     "RETRIEVERS",
+    "Analyzer",
     "BM25Index",
     "DenseIndex",
     "Embedder",
     "FitsOnCorpus",
     "HybridIndex",
     "Index",
+    "LSAIndex",
     "QuantizedIndex",
     "Ranked",
     "RanksPositions",
@@ -45,6 +47,8 @@ __all__ = [
     "build_index",
     "recall_against_exact",
     "retrieve",
+    "retrieve_scored",
     "retriever_options",
+    "stemmers",
     "tokenize",
 ]

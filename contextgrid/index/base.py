@@ -116,7 +116,7 @@ class RanksPositions(Index, Protocol):
 
 
 RETRIEVERS: Registry[type[Index]] = Registry("retriever")
-"""Index classes by name (``bm25``, ``dense``, ``dense_int8``, ``hybrid``), for :func:`build_index`."""
+"""Index classes by name (``bm25``, ``dense``, ``dense_int8``, ``hybrid``, ``lsa``), for :func:`build_index`."""
 
 
 def available_retrievers() -> tuple[str, ...]:
@@ -140,7 +140,7 @@ def build_index(name: str, chunks: Sequence[Chunk], /, **options: Any) -> Index:
     >>> build_index("bm42", chunks)
     Traceback (most recent call last):
     ...
-    contextgrid.core.errors.UnknownPluginError: no retriever named 'bm42'. Available: bm25, dense, dense_int8, hybrid
+    contextgrid.core.errors.UnknownPluginError: no retriever named 'bm42'. Available: bm25, dense, ...
     """
     factory: Callable[..., Index] = getattr(RETRIEVERS.get(name), "from_chunks")  # noqa: B009
     accepted = retriever_options(name)

@@ -1,9 +1,15 @@
 """BM25 over chunk text, scored by the bm25s package.
 
-Tokenization is contextgrid's word rule (the one :func:`contextgrid.core.text.words`
-uses): a word is a run of letters and digits, apostrophes inside a word kept,
-compared case-insensitively. There is no stemming and no stop-word list, so
-what matches is exactly what a reader would call the same word.
+Chunks and queries go through the same :class:`Analyzer`. It splits text by
+contextgrid's word rule (:func:`contextgrid.core.text.tokenize`: a word is a
+run of letters and digits, apostrophes inside a word kept, compared
+case-insensitively), drops English stopwords and stems what is left with the
+English Snowball stemmer (PyStemmer's ``english``, Porter2), so "running" and
+"runs" match. That is the BM25 baseline Pyserini and Anserini users compare
+with: the stop list is Lucene's 33 English words (bm25s's ``STOPWORDS_EN``),
+the one Anserini's default analyzer uses. ``stemmer=None`` and
+``stopwords=None`` turn each off; then what matches is exactly what a reader
+would call the same word.
 
 Scoring is bm25s's default variant, Lucene's BM25 (Kamphuis et al., ECIR 2020)::
 
@@ -18,7 +24,7 @@ with the query are returned, so an empty query returns nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -26,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.core.text import tokenize
 from contextgrid.data.records import Chunk
 from contextgrid.index.base import (
@@ -38,7 +44,73 @@ from contextgrid.index.base import (
 )
 from contextgrid.index.ranking import RankedSearch, rank_blocks
 
-__all__ = ["BM25Index", "tokenize"]
+__all__ = ["Analyzer", "BM25Index", "stemmers", "tokenize"]
+
+
+def _english() -> tuple[str, ...]:
+    from bm25s.stopwords import STOPWORDS_EN  # type: ignore[import-untyped]
+
+    return tuple(STOPWORDS_EN)
+
+
+STOPWORDS: dict[str, Callable[[], tuple[str, ...]]] = {"en": _english}
+"""Stop lists by name, loaded when first used: ``en`` is Lucene's English stop set, as bm25s holds it."""
+
+
+def stemmers() -> tuple[str, ...]:
+    """The Snowball stemmers PyStemmer has (``english``, ``porter``, ``french``, ...), by name."""
+    import Stemmer  # type: ignore[import-not-found]
+
+    return tuple(Stemmer.algorithms())
+
+
+@dataclass(frozen=True, slots=True)
+class Analyzer:
+    """How BM25 turns a text into terms: the word rule, then stopwords dropped, then stemming.
+
+    Stopwords are dropped before stemming (as Lucene's analyzers do), so a
+    stop list is matched against whole words. ``stemmer`` names a Snowball
+    stemmer (see :func:`stemmers`) or is ``None``; ``stopwords`` names a stop
+    list (``en``) or is ``None``.
+
+    Examples
+    --------
+    >>> from contextgrid.index.bm25 import Analyzer
+    >>> Analyzer()("The runner was running, and runs!")
+    ['runner', 'run', 'run']
+    >>> Analyzer(stemmer=None, stopwords=None)("The runner was running")
+    ['the', 'runner', 'was', 'running']
+    >>> Analyzer(stemmer="klingon")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: The 'stemmer' parameter of Analyzer must be None or one of ...
+    """
+
+    stemmer: str | None = "english"
+    stopwords: str | None = "en"
+    stop: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.stemmer is not None and self.stemmer not in stemmers():
+            raise parameter_error("Analyzer", "stemmer", f"None or one of {', '.join(stemmers())}", self.stemmer)
+        if self.stopwords is not None and self.stopwords not in STOPWORDS:
+            raise parameter_error("Analyzer", "stopwords", f"None or one of {', '.join(STOPWORDS)}", self.stopwords)
+        object.__setattr__(self, "stop", frozenset(STOPWORDS[self.stopwords]() if self.stopwords else ()))
+
+    def __call__(self, text: str) -> list[str]:
+        """The terms of ``text``, in order, repeats kept."""
+        return self.many([text])[0]
+
+    def many(self, texts: Sequence[str]) -> list[list[str]]:
+        """The terms of each text."""
+        kept = [[word for word in tokenize(text) if word not in self.stop] for text in texts]
+        if self.stemmer is None:
+            return kept
+        import Stemmer
+
+        # A stemmer of its own per call: PyStemmer's objects are not safe to share between threads.
+        stem = Stemmer.Stemmer(self.stemmer).stemWords
+        return [list(stem(words)) for words in kept]
 
 
 @RETRIEVERS.register("bm25")
@@ -58,10 +130,10 @@ class BM25Index(RankedSearch):
     ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
     ... ]
     >>> index = BM25Index.from_chunks(chunks)
-    >>> [hit.chunk_id for hit in index.search("how long do refunds take", 5)]
+    >>> [hit.chunk_id for hit in index.search("how long does a refund take", 5)]
     ['c1']
     >>> index
-    BM25Index(chunks=2, vocabulary=10, k1=1.5, b=0.75)
+    BM25Index(chunks=2, vocabulary=9, k1=1.5, b=0.75, stemmer='english', stopwords='en')
     """
 
     name: ClassVar[str] = "bm25"
@@ -72,11 +144,21 @@ class BM25Index(RankedSearch):
     weights: Any = field(repr=False)  # scipy.sparse CSR (vocabulary x chunks) of per-word BM25 scores
     k1: float = 1.5
     b: float = 0.75
+    analyzer: Analyzer = field(default_factory=Analyzer)
 
     @classmethod
-    def from_chunks(cls, chunks: Sequence[Chunk], *, k1: float = 1.5, b: float = 0.75) -> BM25Index:
+    def from_chunks(
+        cls,
+        chunks: Sequence[Chunk],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        stemmer: str | None = "english",
+        stopwords: str | None = "en",
+    ) -> BM25Index:
         """Index the text of ``chunks`` with BM25 parameters ``k1`` (term-frequency saturation) and ``b``
-        (length normalisation, 0 to 1)."""
+        (length normalisation, 0 to 1); ``stemmer`` and ``stopwords`` configure the :class:`Analyzer`
+        that chunks and queries both go through (``None`` turns each off)."""
         import bm25s  # type: ignore[import-untyped]
         import scipy.sparse  # type: ignore[import-untyped]
 
@@ -84,10 +166,12 @@ class BM25Index(RankedSearch):
         checked = check_chunks(chunks, function=function)
         k1 = check_non_negative(k1, function=function, parameter="k1")
         b = check_non_negative(b, function=function, parameter="b", upper=1.0)
-        tokens = [tokenize(chunk.text) for chunk in checked]
+        analyzer = Analyzer(stemmer=stemmer, stopwords=stopwords)
+        tokens = analyzer.many([chunk.text for chunk in checked])
         if not any(tokens):
             raise ContextGridError(
-                f"{function}: none of the {len(checked)} chunks has a word in its text, so there is nothing to index"
+                f"{function}: none of the {len(checked)} chunks has a word in its text that is not a stopword, "
+                "so there is nothing to index"
             )
         retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
         retriever.index(tokens, create_empty_token=False, show_progress=False)
@@ -98,7 +182,7 @@ class BM25Index(RankedSearch):
             (stored["data"], stored["indices"], stored["indptr"]),
             shape=(stored["num_docs"], len(retriever.vocab_dict)),
         ).T.tocsr()
-        return cls(tuple(chunk.id for chunk in checked), dict(retriever.vocab_dict), by_word, k1, b)
+        return cls(tuple(chunk.id for chunk in checked), dict(retriever.vocab_dict), by_word, k1, b, analyzer)
 
     def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
         import scipy.sparse
@@ -107,8 +191,8 @@ class BM25Index(RankedSearch):
         cutoff = check_k(k, function=function)
         rows: list[int] = []
         columns: list[int] = []
-        for row, query in enumerate(checked):
-            for word in tokenize(query):
+        for row, terms in enumerate(self.analyzer.many(checked)):
+            for word in terms:
                 column = self.vocabulary.get(word)
                 if column is not None:
                     rows.append(row)
@@ -126,4 +210,7 @@ class BM25Index(RankedSearch):
         return rank_blocks(len(checked), len(self.chunk_ids), cutoff, score_block)
 
     def __repr__(self) -> str:
-        return f"BM25Index(chunks={len(self.chunk_ids)}, vocabulary={len(self.vocabulary)}, k1={self.k1}, b={self.b})"
+        return (
+            f"BM25Index(chunks={len(self.chunk_ids)}, vocabulary={len(self.vocabulary)}, k1={self.k1}, b={self.b}, "
+            f"stemmer={self.analyzer.stemmer!r}, stopwords={self.analyzer.stopwords!r})"
+        )

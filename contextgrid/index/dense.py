@@ -1,28 +1,36 @@
-"""Exact dense search: cosine similarity against every chunk's embedding."""
+"""Exact dense search: cosine similarity against every chunk's embedding.
+
+``dense`` searches with the embedder it is given (a model of yours: contextgrid
+downloads none) and refuses to be built without one; ``lsa`` is the same
+search over TF-IDF + SVD vectors fitted on the chunks (latent semantic
+analysis), which needs no model and is lexical, not neural.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from numpy.typing import NDArray
 
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.data.records import Chunk
 from contextgrid.index.base import RETRIEVERS, Ranked, check_chunks, check_queries
-from contextgrid.index.embeddings import (
-    Embedder,
-    FitsOnCorpus,
-    default_embedder,
-    embed,
-    fitted,
-)
+from contextgrid.index.embeddings import Embedder, FitsOnCorpus, TfidfSvdEmbedder, embed, fitted
 from contextgrid.index.ranking import RankedSearch, rank_blocks
 
-__all__ = ["DenseIndex", "unit_rows"]
+__all__ = ["NEEDS_EMBEDDER", "DenseIndex", "LSAIndex", "unit_rows"]
+
+NEEDS_EMBEDDER = (
+    "needs an embedder: pass embedder= (a function from a list of texts to a 2-D array with one row per text, "
+    "such as a sentence-transformers model's encode, or an object with fit()); on the command line, "
+    "--embedder MODULE:CALLABLE. contextgrid downloads no model. For TF-IDF + SVD vectors, which need none, "
+    "use the 'lsa' retriever"
+)
+"""Why ``dense`` without an embedder is refused, and what to pass instead."""
 
 
 def unit_rows(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
@@ -49,15 +57,22 @@ class DenseIndex(RankedSearch):
     ...     cg.Chunk("c1", cg.Span("a.md", 0, 30), "Refunds take thirty days."),
     ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
     ... ]
-    >>> index = DenseIndex.from_chunks(chunks, dim=2, seed=0)
+    >>> def letters(texts):  # a toy embedder: how often each of the letters a to z occurs
+    ...     return [[text.lower().count(chr(97 + i)) for i in range(26)] for text in texts]
+    >>> index = DenseIndex.from_chunks(chunks, embedder=letters)
     >>> [hit.chunk_id for hit in index.search("refunds", 2)]
     ['c1', 'c2']
-    >>> index.search("unknown words", 2)
+    >>> index.search("?", 2)  # no letter: the zero vector has no direction
     []
+    >>> DenseIndex.from_chunks(chunks)
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: DenseIndex.from_chunks needs an embedder: pass embedder= ...
     """
 
     name: ClassVar[str] = "dense"
     version: ClassVar[str] = "1"
+    needs_embedder: ClassVar[bool] = True
 
     chunk_ids: tuple[str, ...]
     vectors: NDArray[np.floating[Any]] = field(repr=False)  # held as a read-only float32 copy of unit rows
@@ -78,24 +93,21 @@ class DenseIndex(RankedSearch):
         object.__setattr__(self, "vectors", held)
 
     @classmethod
-    def from_chunks(
-        cls,
-        chunks: Sequence[Chunk],
-        *,
-        embedder: Embedder | FitsOnCorpus | None = None,
-        dim: int | None = None,
-        seed: int | None = None,
-    ) -> DenseIndex:
-        """Embed ``chunks`` and index them.
+    def from_chunks(cls, chunks: Sequence[Chunk], *, embedder: Embedder | FitsOnCorpus | None = None) -> DenseIndex:
+        """Embed ``chunks`` with ``embedder`` (fitted on their text first if it has ``fit``) and index them.
 
-        ``embedder`` defaults to :class:`TfidfSvdEmbedder` fitted on the chunks'
-        text; ``dim`` and ``seed`` configure that default (see
-        :func:`default_embedder`) and cannot be combined with an ``embedder``.
+        ``embedder`` is required; its default ``None`` is there only to be refused with what to pass.
         """
         function = "DenseIndex.from_chunks"
+        if embedder is None:
+            raise InvalidParameterError(f"{function} {NEEDS_EMBEDDER}")
+        return cls._embedded(chunks, embedder, function=function)
+
+    @classmethod
+    def _embedded(cls, chunks: Sequence[Chunk], embedder: Embedder | FitsOnCorpus, *, function: str) -> Self:
         checked = check_chunks(chunks, function=function)
         texts = [chunk.text for chunk in checked]
-        ready = fitted(default_embedder(embedder, dim=dim, seed=seed, function=function), texts, function=function)
+        ready = fitted(embedder, texts, function=function)
         return cls(tuple(chunk.id for chunk in checked), embed(ready, texts), ready)
 
     @property
@@ -127,4 +139,41 @@ class DenseIndex(RankedSearch):
         return rank_blocks(len(checked), len(self.chunk_ids), cutoff, score_block)
 
     def __repr__(self) -> str:
-        return f"DenseIndex(chunks={len(self.chunk_ids)}, dim={self.dim})"
+        return f"{type(self).__name__}(chunks={len(self.chunk_ids)}, dim={self.dim})"
+
+
+@RETRIEVERS.register("lsa")
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class LSAIndex(DenseIndex):
+    """Latent semantic analysis: exact cosine search over :class:`TfidfSvdEmbedder` vectors fitted on the chunks.
+
+    A lexical baseline that needs no model: TF-IDF over contextgrid's words,
+    reduced to ``dim`` dimensions by truncated SVD with ``random_state=seed``.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.index import LSAIndex
+    >>> chunks = [
+    ...     cg.Chunk("c1", cg.Span("a.md", 0, 30), "Refunds take thirty days."),
+    ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
+    ... ]
+    >>> index = LSAIndex.from_chunks(chunks, dim=2, seed=0)
+    >>> [hit.chunk_id for hit in index.search("refunds", 2)]
+    ['c1', 'c2']
+    >>> index.search("unknown words", 2)  # no word the chunks have: the zero vector
+    []
+    >>> index
+    LSAIndex(chunks=2, dim=2)
+    """
+
+    name: ClassVar[str] = "lsa"
+    version: ClassVar[str] = "1"
+    needs_embedder: ClassVar[bool] = False
+
+    @classmethod
+    def from_chunks(  # type: ignore[override]  # LSA is configured by dim and seed, not by an embedder
+        cls, chunks: Sequence[Chunk], *, dim: int = 128, seed: int = 0
+    ) -> LSAIndex:
+        """Fit TF-IDF + SVD with ``dim`` dimensions (at most) and ``seed`` on ``chunks`` and index them."""
+        return cls._embedded(chunks, TfidfSvdEmbedder(dim=dim, seed=seed), function="LSAIndex.from_chunks")

@@ -2,8 +2,8 @@
 
 An :class:`Embedder` is any callable from a sequence of texts to a 2-D array
 with one row per text: a pre-trained model's ``encode`` wrapped in a function
-works as it is. An embedder that must first learn from the corpus (like the
-default, :class:`TfidfSvdEmbedder`) has a ``fit`` method instead, which returns
+works as it is. An embedder that must first learn from the corpus (like
+:class:`TfidfSvdEmbedder`, the ``lsa`` retriever's) has a ``fit`` method instead, which returns
 the fitted embedder and leaves itself unchanged, so one configuration can be
 fitted on many corpora.
 """
@@ -26,7 +26,6 @@ __all__ = [
     "FitsOnCorpus",
     "TfidfSvdEmbedder",
     "TfidfSvdEmbedding",
-    "default_embedder",
     "embed",
     "fitted",
 ]
@@ -45,21 +44,6 @@ class FitsOnCorpus(Protocol):
     """An embedder that learns from the corpus first: ``fit`` returns the fitted :class:`Embedder`."""
 
     def fit(self, texts: Sequence[str]) -> Embedder: ...
-
-
-def default_embedder(
-    embedder: Embedder | FitsOnCorpus | None, *, dim: int | None, seed: int | None, function: str
-) -> Embedder | FitsOnCorpus:
-    """``embedder``, or when it is ``None`` a :class:`TfidfSvdEmbedder` with ``dim`` and ``seed`` (its defaults
-    where those are ``None``). Giving ``dim`` or ``seed`` along with an embedder is refused: they would be ignored."""
-    if embedder is None:
-        options = {name: value for name, value in (("dim", dim), ("seed", seed)) if value is not None}
-        return TfidfSvdEmbedder(**options)
-    if dim is not None or seed is not None:
-        raise parameter_error(
-            function, "dim and seed", "None when an embedder is given (they configure the default one)", (dim, seed)
-        )
-    return embedder
 
 
 def fitted(embedder: Embedder | FitsOnCorpus, texts: Sequence[str], *, function: str) -> Embedder:
@@ -101,7 +85,7 @@ def embed(embedder: Embedder, texts: Sequence[str], *, dim: int | None = None) -
 
 @dataclass(frozen=True, slots=True)
 class TfidfSvdEmbedder:
-    """The default embedder: TF-IDF over words, reduced to ``dim`` dimensions by truncated SVD (LSA).
+    """TF-IDF over words, reduced to ``dim`` dimensions by truncated SVD: latent semantic analysis (``lsa``).
 
     Needs no download. Words follow :func:`contextgrid.index.bm25.tokenize`;
     TF-IDF is scikit-learn's default (smoothed idf, l2-normalised rows), and

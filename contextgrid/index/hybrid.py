@@ -61,9 +61,10 @@ class HybridIndex(RankedSearch):
     ...     cg.Chunk("c1", cg.Span("a.md", 0, 30), "Refunds take thirty days."),
     ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
     ... ]
-    >>> hybrid = HybridIndex.from_chunks(chunks, component_options={"dense": {"dim": 2}})
-    >>> hybrid
-    HybridIndex(BM25Index(chunks=2, vocabulary=10, k1=1.5, b=0.75), DenseIndex(chunks=2, dim=2), rrf_k=60, depth=1000)
+    >>> hybrid = HybridIndex.from_chunks(chunks, component_options={"lsa": {"dim": 2}})
+    >>> hybrid  # doctest: +NORMALIZE_WHITESPACE
+    HybridIndex(BM25Index(chunks=2, vocabulary=9, k1=1.5, b=0.75, stemmer='english', stopwords='en'),
+                LSAIndex(chunks=2, dim=2), rrf_k=60, depth=1000)
     >>> [(hit.chunk_id, round(hit.score, 6)) for hit in hybrid.search("refunds", 2)]
     [('c1', 0.032787), ('c2', 0.016129)]
     """
@@ -97,7 +98,7 @@ class HybridIndex(RankedSearch):
         cls,
         chunks: Sequence[Chunk],
         *,
-        components: Sequence[str] = ("bm25", "dense"),
+        components: Sequence[str] | None = None,
         component_options: Mapping[str, Mapping[str, Any]] | None = None,
         rrf_k: float = DEFAULT_RRF_K,
         depth: int = DEFAULT_DEPTH,
@@ -105,13 +106,17 @@ class HybridIndex(RankedSearch):
     ) -> HybridIndex:
         """Build each named retriever over ``chunks`` and fuse them.
 
-        ``component_options`` maps a component's name to the options its own
-        ``from_chunks`` takes, e.g. ``{"dense": {"dim": 64, "seed": 1}}``.
-        ``embedder`` goes to every component that embeds (one with an
-        ``embedder`` option) and is not given one in ``component_options``.
+        ``components`` defaults to ``("bm25", "dense")`` when an ``embedder`` is
+        given, else ``("bm25", "lsa")``. ``component_options`` maps a
+        component's name to the options its own ``from_chunks`` takes, e.g.
+        ``{"lsa": {"dim": 64, "seed": 1}}``. ``embedder`` goes to every
+        component that embeds (one with an ``embedder`` option) and is not
+        given one in ``component_options``.
         """
         function = "HybridIndex.from_chunks"
         checked = check_chunks(chunks, function=function)
+        if components is None:
+            components = ("bm25", "lsa" if embedder is None else "dense")
         if isinstance(components, (str, bytes)) or not isinstance(components, Sequence):
             raise parameter_error(function, "components", "a sequence of two or more retriever names", components)
         options = dict(component_options or {})

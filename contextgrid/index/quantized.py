@@ -25,10 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.errors import ContextGridError, InvalidParameterError, parameter_error
 from contextgrid.data.records import Chunk
 from contextgrid.index.base import RETRIEVERS, Ranked, check_queries
-from contextgrid.index.dense import DenseIndex, unit_rows
+from contextgrid.index.dense import NEEDS_EMBEDDER, DenseIndex, unit_rows
 from contextgrid.index.embeddings import Embedder, FitsOnCorpus, embed
 from contextgrid.index.ranking import RankedSearch, rank_blocks
 
@@ -69,17 +69,18 @@ class QuantizedIndex(RankedSearch):
 
     Build it from an exact index with :meth:`from_dense` (same embedder, same
     vectors, so any difference is the quantization's) or straight from chunks
-    with :meth:`from_chunks`. Ties are broken by chunk order.
+    with :meth:`from_chunks` and an embedder (as ``dense``, it is refused
+    without one). Ties are broken by chunk order.
 
     Examples
     --------
     >>> import contextgrid as cg
-    >>> from contextgrid.index import DenseIndex, QuantizedIndex
+    >>> from contextgrid.index import LSAIndex, QuantizedIndex
     >>> chunks = [
     ...     cg.Chunk("c1", cg.Span("a.md", 0, 30), "Refunds take thirty days."),
     ...     cg.Chunk("c2", cg.Span("a.md", 30, 60), "Shipping is free over fifty dollars."),
     ... ]
-    >>> exact = DenseIndex.from_chunks(chunks, dim=2, seed=0)
+    >>> exact = LSAIndex.from_chunks(chunks, dim=2, seed=0)
     >>> approximate = QuantizedIndex.from_dense(exact)
     >>> cg.recall_against_exact(approximate.search("refunds", 1), exact.search("refunds", 1), k=1)
     1.0
@@ -89,6 +90,7 @@ class QuantizedIndex(RankedSearch):
 
     name: ClassVar[str] = "dense_int8"
     version: ClassVar[str] = "1"
+    needs_embedder: ClassVar[bool] = True
 
     chunk_ids: tuple[str, ...]
     codes: NDArray[np.int8] = field(repr=False)
@@ -126,11 +128,11 @@ class QuantizedIndex(RankedSearch):
         chunks: Sequence[Chunk],
         *,
         embedder: Embedder | FitsOnCorpus | None = None,
-        dim: int | None = None,
-        seed: int | None = None,
     ) -> QuantizedIndex:
-        """Embed ``chunks`` as :meth:`DenseIndex.from_chunks` does, then quantize."""
-        return cls.from_dense(DenseIndex.from_chunks(chunks, embedder=embedder, dim=dim, seed=seed))
+        """Embed ``chunks`` as :meth:`DenseIndex.from_chunks` does, then quantize; ``embedder`` is required."""
+        if embedder is None:
+            raise InvalidParameterError(f"QuantizedIndex.from_chunks {NEEDS_EMBEDDER}")
+        return cls.from_dense(DenseIndex.from_chunks(chunks, embedder=embedder))
 
     @property
     def dim(self) -> int:

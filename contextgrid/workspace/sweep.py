@@ -12,6 +12,20 @@ Layout written into the folder::
     documents.jsonl, questions.jsonl
     chunks/<chunking>.jsonl, qrels/<chunking>.trec, runs/<configuration>.trec
 
+Runs hold each retriever's own scores (BM25 scores, cosines, fused RRF
+scores). Read back, a run is ordered by score and equal scores by chunk id,
+descending, as trec_eval orders them.
+
+Chunks shorter than ``min_chunk`` characters (default :data:`MIN_CHUNK`, 50),
+or than a quarter of the configuration's size where that is less, are merged
+into the next chunk of their document (the last into the one before): see
+:func:`contextgrid.chunking.merging.merge_small`. The minimum used is recorded
+as the ``min_chunk`` parameter.
+
+BM25 (``bm25``, and ``hybrid``'s BM25) stems with the English Snowball
+stemmer and drops English stopwords unless ``bm25_stemmer`` or
+``bm25_stopwords`` say otherwise; both are recorded as parameters.
+
 Qrels and runs are TREC text, which trec_eval reads too, unless a question
 or chunk id holds whitespace (a document ``my doc.md`` gives chunk ids such as
 ``my doc.md#0``), which TREC's whitespace-separated columns cannot hold: that
@@ -19,9 +33,14 @@ chunking's qrels and runs are then JSON Lines (``.jsonl``), which hold any id.
 
 A configuration that fails is reported in the returned :class:`SweepReport`
 (and in ``warnings``) and left out of the manifest; the others are still
-written. Re-running into the same folder replaces only files a sweep wrote
-there (listed in ``.contextgrid-sweep.json``); any other file in the way is
-refused, never overwritten or deleted.
+written.
+
+A sweep lists the files it wrote in ``.contextgrid-sweep.json``. It refuses
+a folder that holds files but no such list unless ``force=True``; sweeping
+again into its own folder replaces its files and removes those of its
+earlier sweeps that the new manifest no longer names (only files on that
+list). Any other file in the way is refused unless ``force=True``; files it
+did not write are never deleted.
 """
 
 from __future__ import annotations
@@ -32,14 +51,17 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from contextgrid.chunking import get_chunker
-from contextgrid.core.checks import check_distinct, is_whole, require
-from contextgrid.core.errors import ContextGridError, OutputExistsError
-from contextgrid.core.log import WarningLog
+from contextgrid.chunking.merging import merge_small
+from contextgrid.core.checks import check_distinct, check_int, is_whole, require
+from contextgrid.core.errors import ContextGridError, InvalidParameterError, OutputExistsError
+from contextgrid.core.log import Severity, WarningLog
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.evidence.resolver import SpanResolver
-from contextgrid.index import available_retrievers, build_index, retrieve, retriever_options
+from contextgrid.index import RETRIEVERS, available_retrievers, build_index, retrieve_scored, retriever_options
+from contextgrid.index.dense import NEEDS_EMBEDDER
 from contextgrid.index.embeddings import Embedder, FitsOnCorpus
 from contextgrid.io import (
     write_chunks,
@@ -51,7 +73,17 @@ from contextgrid.io import (
 from contextgrid.workspace.manifest import manifest_text
 from contextgrid.workspace.model import MANIFEST
 
-__all__ = ["SweepConfig", "SweepReport", "sweep", "sweep_grid"]
+__all__ = ["MIN_CHUNK", "SweepConfig", "SweepReport", "sweep", "sweep_grid"]
+
+MIN_CHUNK = 50
+"""Chunks under this many characters (or a quarter of the configuration's size, if less) join a neighbour."""
+
+USES_BM25: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "bm25": lambda analysis: analysis,
+    "hybrid": lambda analysis: {"component_options": {"bm25": analysis}},
+}
+"""The retrievers whose BM25 the ``bm25_stemmer`` and ``bm25_stopwords`` of :func:`sweep` configure, and how
+each takes BM25's ``stemmer`` and ``stopwords`` options."""
 
 LEDGER = ".contextgrid-sweep.json"
 """The files a sweep wrote into its folder: only these may be replaced by the next sweep."""
@@ -102,6 +134,10 @@ class SweepConfig:
     def name(self) -> str:
         return f"{self.retriever}-{self.chunking}"
 
+    def min_chunk(self, minimum: int) -> int:
+        """The smallest chunk kept on its own: ``minimum``, or a quarter of the size if that is less."""
+        return min(minimum, self.size // 4)
+
 
 def sweep_grid(
     *,
@@ -128,34 +164,84 @@ class SweepReport:
     """What a sweep wrote and what failed.
 
     ``written`` names the configurations in the manifest; ``failed`` maps a
-    configuration that could not be built to the reason.
+    configuration that could not be built to the reason. ``resolved`` names
+    the questions whose gold evidence was found in the documents,
+    ``unresolved`` maps each question whose evidence was not to the reason,
+    and ``removed`` lists the files of earlier sweeps that were deleted.
     """
 
     root: Path
     written: tuple[str, ...]
     failed: Mapping[str, str] = field(default_factory=dict)
+    resolved: tuple[str, ...] = ()
+    unresolved: Mapping[str, str] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+
+    def summary(self, *, reasons: int = 3) -> str:
+        """What the sweep did, in a few lines: configurations written and failed, questions resolved and not,
+        with the first ``reasons`` reasons.
+
+        Examples
+        --------
+        >>> from pathlib import Path
+        >>> from contextgrid.workspace.sweep import SweepReport
+        >>> report = SweepReport(Path("out"), ("bm25-recursive-500-0",), resolved=("q1", "q2"),
+        ...                      unresolved={"q3": "quote not found"})
+        >>> print(report.summary())
+        wrote 1 configuration to out
+        questions: 2 resolved, 1 unresolved
+          q3: quote not found
+        """
+        plural = "" if len(self.written) == 1 else "s"
+        lines = [f"wrote {len(self.written)} configuration{plural} to {self.root}"]
+        if self.failed:
+            lines.append(f"{len(self.failed)} failed and left out: {', '.join(self.failed)}")
+        if self.removed:
+            lines.append(f"removed {len(self.removed)} files of earlier sweeps that the manifest no longer names")
+        lines.append(f"questions: {len(self.resolved)} resolved, {len(self.unresolved)} unresolved")
+        lines.extend(f"  {question}: {reason}" for question, reason in list(self.unresolved.items())[:reasons])
+        if len(self.unresolved) > reasons:
+            lines.append(f"  ... and {len(self.unresolved) - reasons} more (the warnings list every one)")
+        return "\n".join(lines)
 
 
 class _Ledger:
     """The files this folder's sweeps wrote; guards everything else in it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, force: bool) -> None:
         self.root = root
+        self.force = force
         path = root / LEDGER
+        if not path.is_file() and not force and root.is_dir() and any(root.iterdir()):
+            raise OutputExistsError(
+                f"{root} is not empty and was not written by contextgrid sweep (it has no {LEDGER}); "
+                "pass --force (force=True) to write into it"
+            )
         self.owned: set[str] = set(json.loads(path.read_text())) if path.is_file() else set()
         self.wrote: set[str] = set()
 
     def claim(self, relative: str) -> Path:
         target = self.root / relative
-        if target.exists() and relative not in self.owned:
+        if target.exists() and relative not in self.owned and not self.force:
             raise OutputExistsError(
-                f"{target} is in the way: it was not written by a sweep, so it is left alone. "
-                "Move it, or sweep into another folder"
+                f"{target} exists and was not written by a sweep, so it is left alone; "
+                "pass --force (force=True) to replace it, or sweep into another folder"
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         target.unlink(missing_ok=True)
         self.wrote.add(relative)
         return target
+
+    def remove_stale(self) -> tuple[str, ...]:
+        """Delete the files earlier sweeps wrote that this one did not, and any folder that leaves empty."""
+        stale = sorted(self.owned - self.wrote)
+        for relative in stale:
+            target = self.root / relative
+            target.unlink(missing_ok=True)
+            if target.parent != self.root and target.parent.is_dir() and not any(target.parent.iterdir()):
+                target.parent.rmdir()
+        self.owned -= set(stale)
+        return tuple(stale)
 
     def save(self) -> None:
         (self.root / LEDGER).write_text(json.dumps(sorted(self.owned | self.wrote), indent=1) + "\n")
@@ -177,6 +263,10 @@ def sweep(
     warnings: WarningLog | None = None,
     progress: Callable[[str], None] | None = None,
     embedder: Embedder | FitsOnCorpus | None = None,
+    bm25_stemmer: str | None = "english",
+    bm25_stopwords: str | None = "en",
+    min_chunk: int = MIN_CHUNK,
+    force: bool = False,
 ) -> SweepReport:
     """Chunk, resolve, retrieve and write a workspace for every configuration.
 
@@ -192,7 +282,8 @@ def sweep(
     configs : sequence of SweepConfig
         The grid, e.g. from :func:`sweep_grid`. Names must be distinct.
     root : path
-        The workspace folder; created if missing.
+        The workspace folder; created if missing. A folder holding files but
+        no ``.contextgrid-sweep.json`` is refused unless ``force``.
     warnings : WarningLog, optional
         Receives the resolver's notes and every failed configuration.
     progress : callable, optional
@@ -200,8 +291,17 @@ def sweep(
     embedder : callable or object with ``fit``, optional
         The embedding model of every retriever that embeds (``dense``, ``dense_int8``, ``hybrid``'s dense
         component): a function from a list of texts to a matrix with one row per text, e.g. a
-        sentence-transformers model's ``encode``. Default: each retriever's own (TF-IDF + SVD). Its name
-        (``module:qualname``) is recorded as the ``embedder`` parameter of those configurations.
+        sentence-transformers model's ``encode``. ``dense`` and ``dense_int8`` need one (no model is ever
+        downloaded); ``lsa`` needs none. Its name (``module:qualname``) is recorded as the ``embedder``
+        parameter of those configurations.
+    bm25_stemmer, bm25_stopwords : str or None
+        The Snowball stemmer and the stop list of BM25 (in ``bm25`` and ``hybrid``); ``None`` turns each
+        off. Recorded as the ``stemmer`` and ``stopwords`` parameters (``"none"`` when off).
+    min_chunk : int
+        Chunks under this many characters, or a quarter of the size if that is less, are merged into a
+        neighbour; 0 keeps every chunk as the chunker cut it.
+    force : bool
+        Write into a folder a sweep did not write, replacing files in the way.
 
     Examples
     --------
@@ -229,17 +329,24 @@ def sweep(
             f"sweep: an embedder was given, but none of the retrievers {sorted(embeds)} embeds; "
             "use dense, dense_int8 or hybrid"
         )
-    embedder_name = None if embedder is None else _qualified_name(embedder)
+    needing = sorted(r for r in embeds if r in known and getattr(RETRIEVERS.get(r), "needs_embedder", False))
+    if embedder is None and needing:
+        raise InvalidParameterError(f"sweep: the {' and '.join(needing)} retriever {NEEDS_EMBEDDER}")
+    check_int(min_chunk, function="sweep", parameter="min_chunk", minimum=0)
     check_distinct(names, function="sweep", what="configuration names", given="configs")
     if not configs:
         raise ContextGridError("sweep: give at least one configuration")
     folder = Path(root)
     folder.mkdir(parents=True, exist_ok=True)
-    ledger = _Ledger(folder)
+    ledger = _Ledger(folder, force=force)
     log = warnings if warnings is not None else WarningLog()
+    options = _Options(embedder, embeds, bm25_stemmer, bm25_stopwords)
 
     resolver = SpanResolver(documents)
-    resolved = resolver.resolve(items, warnings=log)
+    resolving = WarningLog()
+    resolved = resolver.resolve(items, warnings=resolving)
+    for entry in resolving:
+        log.add(entry.severity, entry.stage, entry.subject, entry.message)
     questions = {item.id: item.question for item in resolved}
     write_documents(documents, ledger.claim("documents.jsonl"))
     write_questions(items, ledger.claim("questions.jsonl"))
@@ -254,7 +361,8 @@ def sweep(
             try:
                 if config.chunking not in chunkings:
                     chunker = get_chunker(config.chunker, size=config.size, overlap=config.overlap)
-                    new = tuple(c for doc_id, text in documents.items() for c in chunker.chunk(doc_id, text))
+                    cut = tuple(c for doc_id, text in documents.items() for c in chunker.chunk(doc_id, text))
+                    new = merge_small(cut, documents, minimum=config.min_chunk(min_chunk))
                     qrels = resolver.qrels(resolved, new, warnings=log)
                     if not any(grade > 0 for judgements in qrels.values() for grade in judgements.values()):
                         raise ContextGridError("no question's gold evidence resolved onto this chunking")
@@ -263,9 +371,8 @@ def sweep(
                     write_qrels(qrels, ledger.claim(f"qrels/{config.chunking}{suffix}"))
                     chunkings[config.chunking] = new, suffix
                 chunks, suffix = chunkings[config.chunking]
-                options = {"embedder": embedder} if embedder is not None and embeds[config.retriever] else {}
-                index = build_index(config.retriever, chunks, **options)
-                run = retrieve(index, questions, config.depth)
+                index = build_index(config.retriever, chunks, **options.build(config.retriever))
+                run = retrieve_scored(index, questions, config.depth)
                 write_run(run, ledger.claim(f"runs/{config.name}{suffix}"), tag=config.name)
             except OutputExistsError:
                 raise
@@ -289,13 +396,10 @@ def sweep(
                             "chunker": config.chunker,
                             "size": config.size,
                             "overlap": config.overlap,
+                            "min_chunk": config.min_chunk(min_chunk),
                             "retriever": config.retriever,
                             "depth": config.depth,
-                            **(
-                                {"embedder": embedder_name}
-                                if embedder_name is not None and embeds[config.retriever]
-                                else {}
-                            ),
+                            **options.params(config.retriever),
                         },
                     }
                     for config, suffix in written
@@ -305,6 +409,48 @@ def sweep(
                 questions="questions.jsonl",
             )
         )
+        removed = ledger.remove_stale()
     finally:
         ledger.save()
-    return SweepReport(folder, tuple(config.name for config, _ in written), failed)
+    reasons = {entry.subject: entry.message for entry in resolving if entry.severity is Severity.CAUTION}
+    return SweepReport(
+        folder,
+        tuple(config.name for config, _ in written),
+        failed,
+        resolved=tuple(item.id for item in resolved if item.is_resolved),
+        unresolved={
+            item.id: reasons.get(item.id, "its gold evidence was not found in the documents")
+            for item in resolved
+            if item.is_answerable and not item.is_resolved
+        },
+        removed=removed,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    """The options a sweep gives each retriever, and the parameters that record them."""
+
+    embedder: Embedder | FitsOnCorpus | None
+    embeds: Mapping[str, bool]
+    stemmer: str | None
+    stopwords: str | None
+
+    def build(self, retriever: str) -> dict[str, Any]:
+        """The keyword options of :func:`build_index` for ``retriever``."""
+        options: dict[str, Any] = {}
+        if self.embedder is not None and self.embeds[retriever]:
+            options["embedder"] = self.embedder
+        if retriever in USES_BM25:
+            options.update(USES_BM25[retriever]({"stemmer": self.stemmer, "stopwords": self.stopwords}))
+        return options
+
+    def params(self, retriever: str) -> dict[str, str]:
+        """The manifest parameters that record those options."""
+        params: dict[str, str] = {}
+        if self.embedder is not None and self.embeds[retriever]:
+            params["embedder"] = _qualified_name(self.embedder)
+        if retriever in USES_BM25:
+            params["stemmer"] = self.stemmer or "none"
+            params["stopwords"] = self.stopwords or "none"
+        return params
