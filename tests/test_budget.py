@@ -3,13 +3,13 @@ hand-checked cases, the laws it must obey, and the verdict over the grid."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from budget_reference import reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,49 +23,6 @@ from contextgrid.significance import compare_pair
 from contextgrid.workspace.budget import BudgetCurves, budget_curves
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
-
-Row = dict[str, float]
-
-
-def reference(
-    items: Sequence[cg.EvalItem],
-    run: Mapping[str, Sequence[str]],
-    chunks: Sequence[cg.Chunk],
-    qrels: Mapping[str, Mapping[str, int]],
-    budgets: Sequence[int],
-    cost: Callable[[str], int] = len,
-) -> dict[tuple[int, str], Row]:
-    """The rule read literally: chunks in rank order while the running cost stays within the budget, gold
-    characters as sets of (document, position). One dict per (budget, question)."""
-    by_id = {chunk.id: chunk for chunk in chunks}
-    rows: dict[tuple[int, str], Row] = {}
-    for item in items:
-        gold = {
-            (g.span.doc_id, position) for g in item.gold if g.grade > 0 for position in range(g.span.start, g.span.end)
-        }
-        if not gold:
-            continue
-        ranking = [by_id[c] for c in run.get(item.id, [])]
-        judged = qrels.get(item.id, {})
-        for budget in budgets:
-            taken: list[cg.Chunk] = []
-            spent = 0
-            for chunk in ranking:
-                if spent + cost(chunk.text) > budget:
-                    break
-                taken.append(chunk)
-                spent += cost(chunk.text)
-            held: set[tuple[str, int]] = set()
-            for chunk in taken:
-                held |= {(d, p) for d, p in gold if d == chunk.span.doc_id and chunk.span.start <= p < chunk.span.end}
-            rows[budget, item.id] = {
-                "evidence_recall": len(held) / len(gold),
-                "hit": int(any(judged.get(chunk.id, 0) > 0 for chunk in taken)),
-                "characters": sum(len(chunk.text) for chunk in taken),
-                "chunks": len(taken),
-                "spent": spent,
-            }
-    return rows
 
 
 @cache

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from contextgrid import __version__
-from contextgrid.cli import answers, app, compare, diagnose, evaluate, import_chunks, report, sweep
+from contextgrid.cli import answers, app, budget, compare, diagnose, evaluate, import_chunks, report, sweep
 from contextgrid.cli.commands import COMMANDS, add_limit_options, register_command
 from contextgrid.core.errors import ContextGridError
 
@@ -35,6 +35,7 @@ for command in (
     sweep.COMMAND,
     diagnose.COMMAND,
     import_chunks.COMMAND,
+    budget.COMMAND,
 ):
     register_command(command)
 
