@@ -11,7 +11,7 @@ they get from here with contextgrid's render builders.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
@@ -21,6 +21,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from contextgrid import ContextGridError
+from contextgrid.analysis.budget_verdict import BudgetVerdict
 from contextgrid.analysis.causes import (
     cause_counts,
     cause_transitions,
@@ -60,6 +61,7 @@ from contextgrid.evidence.waste import Waste, measure_waste, waste_frame
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
+from contextgrid.workspace.budget import BudgetCurves
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
 from pages._loading import Snapshot, Source, at_version, results, snapshot, workspace
@@ -197,10 +199,13 @@ def _best_cells(at: Snapshot) -> pd.DataFrame:
     )
 
 
-def grid_styler(source: Source) -> Styler:
-    """The score columns of :func:`grid`, four decimals, the best of each column (ties too) in bold on green."""
+def grid_styler(source: Source, metrics: Sequence[str] | None = None) -> Styler:
+    """The score columns of :func:`grid` (those of ``metrics`` only, when given), four decimals, the best of each
+    column (ties too) in bold on green."""
     at = snapshot(source)
     marked = _best_cells(at)
+    if metrics is not None:
+        marked = marked[[label for label in marked.columns if label.partition("@")[0] in metrics]]
     table = grid(at)[list(marked.columns)]
     # One CSS frame for the whole table: Styler.highlight_max styles column by column, 30 times slower.
     return table.style.format("{:.4f}").apply(lambda _: marked, axis=None)
@@ -559,3 +564,38 @@ def report(at: Snapshot, config: str, k: int, baseline: str) -> str:
     from contextgrid.render.report import build_report
 
     return build_report(at.workspace, config, k=k, baseline=baseline)
+
+
+# -- evidence at an equal context budget (pages/overview.py, pages/compare.py) ----------------------
+
+
+@cached(max_entries=4, resource=True, spinner="Measuring evidence at equal budgets…")
+def budget_curves(at: Snapshot) -> BudgetCurves:
+    """Every configuration's evidence at the default grid of budgets (kept, not copied: it is per question)."""
+    from contextgrid.workspace.budget import budget_curves as curves_of
+
+    return curves_of(at.workspace)
+
+
+@cached(max_entries=16)
+def budget_means(at: Snapshot) -> pd.DataFrame:
+    """:meth:`BudgetCurves.means`: one row per (configuration, budget)."""
+    return budget_curves(at).means()
+
+
+@cached(max_entries=16)
+def budget_frontier(at: Snapshot) -> pd.DataFrame:
+    """:meth:`BudgetCurves.frontier`: the (configuration, budget) points no other beats."""
+    return budget_curves(at).frontier()
+
+
+@cached(max_entries=16, spinner="Testing the best at each budget…")
+def budget_verdict(at: Snapshot) -> BudgetVerdict:
+    """:meth:`BudgetCurves.verdict` with Compare's defaults: the best at each budget against the runner-up."""
+    return budget_curves(at).verdict()
+
+
+@cached(max_entries=64)
+def budget_parting(at: Snapshot, a: str, b: str) -> tuple[int | None, str | None]:
+    """:meth:`BudgetCurves.parting`: the smallest budget at which ``a`` and ``b`` differ significantly."""
+    return budget_curves(at).parting(a, b)

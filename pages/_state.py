@@ -30,6 +30,7 @@ PERSISTED = (
     "failing",
     "at_most",
     "contains",
+    "metrics",
 )
 
 T = TypeVar("T")

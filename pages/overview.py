@@ -1,5 +1,7 @@
-"""Overview: the metric@k grid of every configuration, a pivot over two parameters, metric-vs-k curves,
-and why questions fail, each bar of which opens the Questions page filtered on it.
+"""Overview: first the verdict at an equal context budget (which configuration gives the model the most
+evidence for the characters it can afford) with every configuration's curve, then the metric@k grid of every
+configuration, a pivot over two parameters, metric-vs-k curves, and why questions fail, each bar of which opens
+the Questions page filtered on it.
 
 Each view is a tab that runs only when it is open (its name is in the URL as
 ``view``), so the page costs one table to draw until a chart is asked for.
@@ -10,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.render.budget_figures import budget_plot
 from contextgrid.render.cause_figures import cause_bars, selected_bar
 from contextgrid.render.export import image_config
 from contextgrid.render.grid_charts import curves_plot, grid_heatmap, pivot_heatmap
@@ -30,6 +33,35 @@ workspace = _data.usable_workspace(at)
 grid = _data.guard(lambda: _data.grid(at), source=source)
 caption.caption(f"Workspace {md(workspace.name)}: {len(workspace.configs)} configurations.")
 
+# The answer first: at an equal budget of characters, not at an equal k (which rewards big chunks).
+st.subheader("Most evidence for the context the model can afford")
+lacking = _data.missing_evidence(at)
+if lacking:
+    verdict_line = None
+    st.info(
+        f"The verdict at an equal context budget needs questions, documents and chunks; {md(workspace.name)} has "
+        f"no {md(', no '.join(lacking))}. The metric@k grid below compares configurations at an equal number of "
+        "chunks, which favours big chunks."
+    )
+else:
+    # Filled once the figure and the grid are drawn: the paired tests take longest, and the figure needs none.
+    verdict_line = st.empty()
+    verdict_line.caption("Testing the best configuration at each budget against the runner-up …")
+    st.plotly_chart(
+        budget_plot(
+            _data.guard(lambda: _data.budget_means(at), source=source),
+            _data.budget_frontier(at),
+            _data.parameters(at),
+        ),
+        theme=None,
+        config=image_config("evidence-at-equal-budgets"),
+    )
+    st.caption(
+        "Each configuration gets the same budget of characters: its chunks in rank order, while they fit. Evidence "
+        "recall is the share of the gold characters inside them; the grey line is the frontier, the most evidence "
+        "for the characters sent. Comparing at an equal k instead rewards bigger chunks."
+    )
+
 table, heatmap, pivot, curves, causes = st.tabs(
     ["metric@k grid", "Heatmap", "Two parameters at once", "Metric against k", "Why questions fail"],
     key="view",
@@ -37,8 +69,11 @@ table, heatmap, pivot, curves, causes = st.tabs(
 )
 if table.open:
     with table:
-        st.caption("The best value in each column is in bold on green.")
-        st.dataframe(_data.grid_styler(source), width="stretch")
+        shown_metrics = _state.choose_many(
+            "Metrics in the grid", list(BUILTIN_METRICS), "metrics", default=list(BUILTIN_METRICS[:2])
+        )
+        st.caption("The best value in each column is in bold on green. Choose the metrics to show above.")
+        st.dataframe(_data.grid_styler(source, shown_metrics), width="stretch")
         st.download_button(
             "Download the grid as CSV",
             grid.to_csv().encode(),
@@ -108,3 +143,7 @@ if causes.open:
                 # The tab's ``view`` is bound to the URL, which switch_page may not clear: every other choice goes.
                 chosen = {key: value for key, value in st.query_params.to_dict().items() if key != "view"}
                 st.switch_page("pages/questions.py", query_params=chosen)
+
+if verdict_line is not None:
+    verdict = _data.guard(lambda: _data.budget_verdict(at), source=source)
+    verdict_line.markdown(f"**{md(verdict.sentence())}**")

@@ -14,6 +14,7 @@ import contextgrid as cg
 from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_counts, pivot_grid
 from contextgrid.analysis.questions import question_changes, question_label
 from contextgrid.io import read_qrels, read_run
+from contextgrid.metrics import BUILTIN_METRICS
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.workspace.manifest import load_workspace
 
@@ -51,6 +52,12 @@ def sample_scores(config: str) -> dict[str, float]:
 def test_overview_shows_the_librarys_grid() -> None:
     app = start()
     no_problems(app)
+    # Two metrics fit the width; every metric is one choice away.
+    [metrics] = app.multiselect
+    assert metrics.value == ["recall", "precision"]
+    metrics.set_value(list(BUILTIN_METRICS)).run()
+    no_problems(app)
+    assert app.query_params["metrics"] == ",".join(BUILTIN_METRICS)
     shown = app.dataframe[0].value
     for config in load_workspace(SAMPLE).names:
         expected = sample_scores(config)
@@ -82,7 +89,8 @@ def test_overview_opens_on_the_table_and_draws_no_chart_until_asked() -> None:
         "Metric against k",
         "Why questions fail",
     ]
-    assert figures(app) == []
+    # The only chart before a tab is asked for is the budget figure above the grid.
+    assert [title(figure) for figure in figures(app)] == ["Evidence recall against characters sent, at equal budgets"]
     assert app.get("download_button")
 
 
@@ -91,7 +99,7 @@ def test_overview_heatmap_shows_every_score_and_stars_the_best() -> None:
     no_problems(app)
     grid = load_workspace(SAMPLE).evaluate().to_dataframe()
     best = best_per_column(grid)
-    [figure] = figures(app)
+    _, figure = figures(app)  # the budget figure first
     [heatmap] = figure["data"]
     assert len(heatmap["y"]) * len(heatmap["x"]) == len(grid) * len(best)
     for row, config in enumerate(heatmap["y"]):
@@ -108,7 +116,7 @@ def test_overview_pivot_follows_metric_and_k() -> None:
     no_problems(app)
     assert app.query_params["metric"] == "recall"
     assert app.query_params["k"] == "5"
-    [figure] = figures(app)
+    _, figure = figures(app)  # the budget figure first
     assert title(figure) == "recall@5 by size × retriever"
     grid = load_workspace(SAMPLE).evaluate().to_dataframe()
     expected = pivot_grid(grid, "recall@5", rows="size", columns="retriever")
@@ -129,7 +137,7 @@ def test_overview_curves_follow_the_chosen_metric() -> None:
     app = start(view="Metric against k")
     select(app, "Metric to follow over k").set_value("mrr").run()
     no_problems(app)
-    [figure] = figures(app)
+    _, figure = figures(app)  # the budget figure first
     curves = metric_curves(load_workspace(SAMPLE).evaluate().to_dataframe(), "mrr")
     lines = [trace for trace in figure["data"] if trace["x"] != [None]]
     assert {(trace["name"], k): value for trace in lines for k, value in zip(trace["x"], trace["y"], strict=True)} == {
@@ -427,3 +435,33 @@ def test_a_context_waste_link_to_what_does_not_exist_says_so_in_one_line() -> No
         + ", which this data does not have; showing the defaults instead."
     )
     assert app.query_params["configs"] == "bm25-recursive-500-0"
+
+
+def test_overview_leads_with_the_budget_verdict_and_the_librarys_curves() -> None:
+    from contextgrid.workspace.budget import budget_curves
+
+    app = start()
+    no_problems(app)
+    curves = budget_curves(load_workspace(SAMPLE))
+    sentence = curves.verdict().sentence()
+    assert f"**{md(sentence)}**" in [element.value for element in app.markdown]
+    [figure] = figures(app)
+    means, frontier = curves.means(), curves.frontier()
+    lines = {trace["name"]: trace for trace in figure["data"] if not trace["name"].startswith("frontier")}
+    assert list(lines) == list(curves.configs)
+    for name, trace in lines.items():
+        part = means.xs(name, level="config")
+        sent = part["characters"].tolist()
+        # A budget that sends nothing has no place on a log axis.
+        assert trace["x"] == [x if x > 0 else None for x in sent]
+        assert trace["y"] == [y if x > 0 else None for x, y in zip(sent, part["evidence_recall"], strict=True)]
+        # The hover names the configuration, the budget and the mean number of chunks taken.
+        assert name in trace["hovertemplate"]
+        assert [row[0] for row in trace["customdata"]] == list(curves.budgets)
+        assert [row[1] for row in trace["customdata"]] == part["chunks"].tolist()
+    [line] = [trace for trace in figure["data"] if trace["name"].startswith("frontier")]
+    assert line["x"] == frontier["characters"].tolist()
+    assert line["y"] == frontier["evidence_recall"].tolist()
+    assert figure["layout"]["xaxis"]["type"] == "log"
+    # Each configuration its own colour and symbol.
+    assert len({(trace["marker"]["color"], trace["marker"]["symbol"]) for trace in lines.values()}) == len(lines)

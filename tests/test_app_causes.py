@@ -58,7 +58,7 @@ def without_chunks(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_overview_draws_the_librarys_counts_as_one_bar_per_configuration() -> None:
     app = open_page(None, view="Why questions fail", k="5")
     no_problems(app)
-    [chart] = app.get("plotly_chart")
+    _, chart = app.get("plotly_chart")  # the budget figure above the tabs first
     drawn = json.loads(chart.proto.spec)
     expected = json.loads(cause_bars(cause_counts(failure_causes(load_workspace(SAMPLE), k=5)), 5).to_json())
     assert drawn["data"] == expected["data"]

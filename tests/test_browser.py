@@ -1,6 +1,6 @@
 """The dashboard in a real browser: Debian's Chromium, driven by Playwright, against `streamlit run`.
 
-Screenshots land in tests/artifacts/ for a person to look at.
+Screenshots land in each test's temporary folder (pytest keeps the last runs') for a person to look at.
 """
 
 from __future__ import annotations
@@ -35,31 +35,32 @@ def server() -> Iterator[str]:
     ("path", "heading"),
     [("", "Overview"), ("questions", "Questions"), ("compare", "Compare")],
 )
-def test_every_page_renders(server: str, page: Page, path: str, heading: str) -> None:
+def test_every_page_renders(server: str, page: Page, path: str, heading: str, tmp_path: Path) -> None:
     page.goto(f"{server}/{path}")
     expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
     settled(page)
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     expect(page.locator("[data-testid='stDataFrame']").first).to_be_visible()
-    shot(page, f"page-{heading.lower()}")
+    shot(page, f"page-{heading.lower()}", tmp_path)
 
 
 @pytest.mark.parametrize("tab", ["Heatmap", "Two parameters at once", "Metric against k"])
-def test_each_overview_tab_draws_its_chart(server: str, page: Page, tab: str) -> None:
+def test_each_overview_tab_draws_its_chart(server: str, page: Page, tab: str, tmp_path: Path) -> None:
     page.goto(server)
     settled(page)
-    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(0)
+    # Above the tabs, the budget figure; each tab's chart is drawn once its tab is open.
+    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(1)
     page.get_by_role("tab", name=tab).click()
-    chart = page.get_by_test_id("stPlotlyChart")
-    expect(chart).to_have_count(1)
-    expect(chart.locator(".main-svg").first).to_be_visible()
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(2)
+    expect(charts.last.locator(".main-svg").first).to_be_visible()
     settled(page)
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     assert "view=" in page.url
-    shot(page, f"overview-{tab.split()[0].lower()}")
+    shot(page, f"overview-{tab.split()[0].lower()}", tmp_path)
 
 
-def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Page) -> None:
+def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Page, tmp_path: Path) -> None:
     settings = load_workspace(ROOT / "sample_data" / "workspace").config("dense-recursive-500-0")
     ranks = cg.first_relevant_ranks(read_qrels(settings.qrels), read_run(settings.run))
     question, rank = next((q, r) for q, r in ranks.items() if r is not None and r > 1)
@@ -67,20 +68,20 @@ def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Pa
     settled(page)
     metric = page.get_by_test_id("stMetric").filter(has_text="Rank of the first relevant chunk")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text(str(rank))
-    shot(page, "questions-drill-down")
+    shot(page, "questions-drill-down", tmp_path)
 
 
-def test_compare_opens_the_drill_down(server: str, page: Page) -> None:
+def test_compare_opens_the_drill_down(server: str, page: Page, tmp_path: Path) -> None:
     page.goto(f"{server}/compare?metric=recall&k=3&a=dense-recursive-500-0&b=bm25-recursive-500-0")
     settled(page)
     page.get_by_role("button", name="Open in Questions").click()
     expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
     settled(page)
     expect(page.get_by_test_id("stMetric").filter(has_text="Rank of the first relevant chunk")).to_be_visible()
-    shot(page, "compare-to-questions")
+    shot(page, "compare-to-questions", tmp_path)
 
 
-def test_a_bar_of_why_questions_fail_opens_its_questions(server: str, page: Page) -> None:
+def test_a_bar_of_why_questions_fail_opens_its_questions(server: str, page: Page, tmp_path: Path) -> None:
     from contextgrid.analysis.causes import cause_counts
     from contextgrid.render.cause_figures import BAR_ORDER
     from contextgrid.workspace.causes import failure_causes
@@ -90,10 +91,10 @@ def test_a_bar_of_why_questions_fail_opens_its_questions(server: str, page: Page
     assert split > 0
     page.goto(f"{server}/?view=Why+questions+fail&k=5")
     settled(page)
-    chart = page.get_by_test_id("stPlotlyChart")
+    chart = page.get_by_test_id("stPlotlyChart").last  # below the budget figure
     bars = chart.locator(".barlayer .trace")
     expect(bars).to_have_count(len(BAR_ORDER))
-    shot(page, "overview-why-questions-fail")
+    shot(page, "overview-why-questions-fail", tmp_path)
     # The bar of the first configuration in the split trace. Plotly's drag layer lies over the bars and turns a
     # click at a bar's place into that bar's selection, so the click goes to the place, not the element.
     bar = bars.nth(BAR_ORDER.index("split")).locator(".point").first
@@ -106,7 +107,7 @@ def test_a_bar_of_why_questions_fail_opens_its_questions(server: str, page: Page
     expect(page.get_by_test_id("stMultiSelect").filter(has_text="split")).to_be_visible()
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     expect(page.locator("[data-testid='stDataFrame'] canvas").first).to_be_visible()
-    shot(page, "questions-from-a-cause")
+    shot(page, "questions-from-a-cause", tmp_path)
 
 
 def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_path: Path) -> None:
@@ -121,10 +122,10 @@ def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_
     alert = page.get_by_test_id("stAlert").filter(has_text="broken.trec")
     expect(alert).to_contain_text("line 2")
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
-    shot(page, "upload-error")
+    shot(page, "upload-error", tmp_path)
 
 
-def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page) -> None:
+def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page, tmp_path: Path) -> None:
     with serving() as url:
         page.goto(f"{url}/questions?config=dense-recursive-200-0&k=10&metric=mrr")
         expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
@@ -134,7 +135,7 @@ def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page) -> No
         # The Questions page ran in full with the link's choices: it wrote its own back into the URL.
         expect(page).to_have_url(re.compile(r"config=dense-recursive-200-0.*&question=q\d+"))
         expect(page.get_by_text("dense-recursive-200-0").first).to_be_visible()
-        shot(page, "shared-link-fresh-server")
+        shot(page, "shared-link-fresh-server", tmp_path)
 
 
 def _printed(output: Path, start: str, *, timeout: float = 90) -> str:
