@@ -22,7 +22,7 @@ from contextgrid.cli.commands import ratio_option
 from contextgrid.core.errors import AccessDeniedError
 from contextgrid.io.files import DEFAULT_MAX_RATIO
 from contextgrid.workspace.access import allowed_path
-from pages._uploads import is_upload_folder
+from pages._uploads import NAME_MAX, is_upload_folder
 
 HOW = "the server opens only folders under those it was started with (contextgrid app --allow-folders DIR)"
 
@@ -69,6 +69,14 @@ def open_folder(path: str) -> str:
     """The workspace folder a visitor asked for, resolved, if the server may open it; else an
     :class:`~contextgrid.AccessDeniedError` that says why. Uploads are never a folder to open."""
     server = settings()
+    if "\0" in path:
+        # A NUL would make every system call on the path fail (ValueError: embedded null byte).
+        raise AccessDeniedError(f"the workspace folder {path!r} is no folder name: it holds a NUL character")
+    if any(len(part.encode("utf-8", errors="surrogatepass")) > NAME_MAX for part in Path(path).parts):
+        raise AccessDeniedError(
+            f"the workspace folder {path if len(path) <= 80 else path[:80] + '…'!r} is no folder name: a part of it "
+            f"is longer than {NAME_MAX} bytes"
+        )
     if Path(path).resolve() == Path(server.workspace).resolve():
         return server.workspace
     if is_upload_folder(path):

@@ -89,10 +89,21 @@ class Upload:
         return (self.qrels, *self.runs, *(path for path in optional if path is not None))
 
 
+NAME_MAX = 255
+"""The longest file name the host's file systems take, in bytes of UTF-8 (Linux's NAME_MAX)."""
+
+
 def plain_name(name: str) -> str:
-    """``name`` if it is a file name alone; a name that holds a folder (``../x``) or is none is refused."""
+    """``name`` if it is a file name alone that the disk takes; a name that holds a folder (``../x``), is none or
+    is longer than :data:`NAME_MAX` bytes is refused."""
     if name in {"", ".", ".."} or any(mark in name for mark in ("/", "\\", "\0")):
         raise ContextGridError(f"an uploaded file's name must be a plain file name, without folders; got {name!r}")
+    if len(name.encode("utf-8", errors="surrogatepass")) > NAME_MAX:
+        shown = name if len(name) <= 60 else f"{name[:40]}…{name[-15:]}"
+        raise ContextGridError(
+            f"an uploaded file's name must be at most {NAME_MAX} bytes long; {shown!r} has "
+            f"{len(name.encode('utf-8', errors='surrogatepass'))}: rename it"
+        )
     return name
 
 

@@ -207,3 +207,47 @@ def test_an_unreadable_configuration_is_named_and_the_rest_are_shown(tmp_path: P
         boxes = {box.label: box.options for box in app.selectbox}
         assert "broken" not in str(boxes)
         assert ["good", "other"] in boxes.values() or ["good"] in boxes.values()
+
+
+def test_an_upload_whose_name_the_disk_cannot_take_is_refused_not_a_traceback() -> None:
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder()
+    name = "r" * 300 + ".trec"
+    with pytest.raises(cg.ContextGridError) as caught:
+        _uploads.uploaded_source(("q.trec", QRELS.encode()), ((name, GOOD.encode()),), folder=folder)
+    assert str(caught.value) == (
+        f"an uploaded file's name must be at most 255 bytes long; {'r' * 40 + '…' + 'r' * 10 + '.trec'!r} has 305: "
+        "rename it"
+    )
+    assert str(folder.path) not in str(caught.value)
+    assert list(folder.path.iterdir()) == []
+    folder.remove()
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("\0", "the workspace folder '\\x00' is no folder name: it holds a NUL character"),
+        ("ws\0/x", "the workspace folder 'ws\\x00/x' is no folder name: it holds a NUL character"),
+    ],
+)
+def test_a_folder_name_no_system_call_takes_is_refused_on_the_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, asked: str, said: str
+) -> None:
+    server_started_with(monkeypatch, tmp_path)
+    app = start(source="folder", workspace=asked)
+    assert not app.exception
+    assert errors(app) == [md(said)]
+
+
+def test_a_folder_name_too_long_for_the_system_is_refused_on_the_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server_started_with(monkeypatch, tmp_path)
+    asked = str(tmp_path / ("a" * 300) / "ws")
+    app = start(source="folder", workspace=asked)
+    assert not app.exception
+    assert errors(app) == [
+        md(f"the workspace folder {asked[:80] + '…'!r} is no folder name: a part of it is longer than 255 bytes")
+    ]

@@ -7,6 +7,8 @@ score cell is missing; a run whose scores are all missing is ranked by rank.
 
 from __future__ import annotations
 
+import csv
+from collections.abc import Iterator
 from typing import IO, Any, ClassVar
 
 from contextgrid.data.tables import QrelsTable, RunTable
@@ -38,21 +40,53 @@ class _Delimited:
             )
         except pa.ArrowInvalid as error:
             source.check_utf8()
-            # The lines pyarrow read as rows: all but the empty ones (a line of spaces is a row of one cell).
-            lines = [(number, raw.decode("utf-8")) for number, raw in source.lines() if raw]
-            width = len(lines[0][1].split(self.delimiter))
-            for number, line in lines[1:]:
-                found = len(line.split(self.delimiter))
-                if found != width:
-                    raise source.error(
-                        number,
-                        line,
-                        f"expected {width} {self.separator}-separated columns, as in the header, got {found}",
-                    ) from None
+            width = None
+            try:
+                for number, record, text in self._records(source):
+                    width = len(record) if width is None else width
+                    if len(record) != width:
+                        raise source.error(
+                            number,
+                            text,
+                            f"expected {width} {self.separator}-separated columns, as in the header, "
+                            f"got {len(record)}",
+                        ) from None
+            except csv.Error as bad:
+                raise source.error(
+                    bad.args[1], bad.args[2], f"expected {self.separator}-separated columns ({bad.args[0]})"
+                ) from None
             raise source.error(None, None, f"expected {self.separator}-separated columns ({error})") from None
 
+    def _records(self, source: Source) -> Iterator[tuple[int, list[str], str]]:
+        """(the line it starts on, cells, text) of every record pyarrow reads as a row, header first: a quoted
+        cell may hold line ends, and empty lines are no records. Only a refused file is read so, to name a line.
+
+        A malformed record raises :class:`csv.Error` with its message, the line it starts on and its text.
+        """
+        lines = source.data.decode("utf-8").split("\n")
+        reader = csv.reader(iter(line + "\n" for line in lines), delimiter=self.delimiter, strict=True)
+        start = 1
+        while True:
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as error:
+                reason = "a quoted cell that never ends" if "end of data" in str(error) else str(error)
+                raise csv.Error(reason, start, lines[start - 1]) from None
+            end = reader.line_num
+            if record:
+                yield start, record, "\n".join(lines[start - 1 : end]).removesuffix("\r")
+            start = end + 1
+
     def _locate(self, source: Source) -> Any:
-        return lambda row: source.line_of_row(row, header=1)
+        def locate(row: int) -> tuple[int, str]:
+            for index, (number, _, text) in enumerate(self._records(source)):
+                if index == row + 1:
+                    return number, text
+            return 0, ""
+
+        return locate
 
     def read_run(self, source: Source) -> RunTable:
         return run_from_named(self._parse(source), source, self._locate(source))

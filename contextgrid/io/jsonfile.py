@@ -15,6 +15,7 @@ from typing import IO, Any, ClassVar
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io.files import Source
 from contextgrid.io.formats import FORMATS
+from contextgrid.io.jsonl import MAX_SHOWN_DEPTH, deep_line
 
 __all__ = ["JsonFormat"]
 
@@ -26,11 +27,18 @@ class _Pairs(list[tuple[str, Any]]):
 def _load(source: Source, expected: str) -> _Pairs:
     source.require_content(expected)
     source.check_utf8()
+    text = source.data.decode("utf-8")
     try:
-        value = json.loads(source.data.decode("utf-8"), object_pairs_hook=_Pairs)
+        value = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as error:
-        line = source.data.decode("utf-8").splitlines()[error.lineno - 1] if error.lineno else None
+        line = text.splitlines()[error.lineno - 1] if error.lineno else None
         raise source.error(error.lineno, line, f"expected {expected}, got invalid JSON ({error.msg})") from None
+    except RecursionError:
+        number = deep_line(text)
+        line = None if number is None else text.splitlines()[number - 1]
+        raise source.error(
+            number, line, f"expected {expected}, got JSON nested too deeply to read (past {MAX_SHOWN_DEPTH} levels)"
+        ) from None
     if not isinstance(value, _Pairs):
         raise source.error(None, json.dumps(value)[:200], f"expected {expected} at the top level")
     return value
@@ -55,8 +63,16 @@ def _refuse_repeats(source: Source, pairs: _Pairs, question: str | None) -> None
 
 
 def _is_number(value: Any, *, whole: bool) -> bool:
-    kind = Integral if whole else Real
-    return isinstance(value, kind) and not isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    # A whole number is held in 64 bits, as every format holds it.
+    return isinstance(value, Integral) and -(2**63) <= int(value) < 2**63 if whole else isinstance(value, Real)
+
+
+def _refuse_empty(source: Source, rows: int, expected: str) -> None:
+    """Refuse a file of no (question, chunk): ``{}`` would score 0."""
+    if rows == 0:
+        raise source.error(None, None, f"expected {expected} with at least one question and chunk, got none")
 
 
 @FORMATS.register("json")
@@ -94,6 +110,7 @@ class JsonFormat:
                     chunks.append(chunk)
                     scores.append(score)
             questions.extend([question] * len(ranked))
+        _refuse_empty(source, len(chunks), expected)
         try:
             return RunTable.from_columns(questions, chunks, score=None if lists and lists[0] else scores)
         except ValueError as error:
@@ -115,11 +132,13 @@ class JsonFormat:
                     raise source.error(
                         None,
                         _shown(grade),
-                        f"expected a grade (a whole number, 0 or more) for {_where(question, chunk)}",
+                        "expected a grade (a whole number that fits in 64 bits, 0 or more) for "
+                        f"{_where(question, chunk)}",
                     )
                 questions.append(question)
                 chunks.append(chunk)
                 grades.append(grade)
+        _refuse_empty(source, len(chunks), expected)
         try:
             return QrelsTable.from_columns(questions, chunks, grades)
         except ValueError as error:

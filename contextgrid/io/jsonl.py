@@ -11,6 +11,7 @@ is parsed and checked in Python instead.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from numbers import Real
 from typing import IO, Any, ClassVar
@@ -21,19 +22,72 @@ from contextgrid.io.files import Source
 from contextgrid.io.formats import FORMATS
 from contextgrid.io.named import ALIASES, qrels_from_named, run_from_named
 
-__all__ = ["JsonlFormat", "json_objects"]
+__all__ = ["MAX_SHOWN_DEPTH", "JsonlFormat", "RepeatedKeyError", "deep_line", "json_objects", "unique_keys"]
 
 EXPECTED = "a JSON object per line"
 
 
+MAX_SHOWN_DEPTH = 100
+"""How deep a refused JSON value is said to nest, at the line where it first does: Python's parser stops near its
+recursion limit (about 1,000 levels), and no run, qrels or question nests more than a few."""
+
+
+class RepeatedKeyError(ValueError):
+    """A JSON object gives ``key`` twice (Python's ``json`` would keep the last value silently)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key given twice: ``json.loads``'s ``object_pairs_hook``."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        raise RepeatedKeyError(next(key for key, _ in pairs if key in seen or seen.add(key)))  # type: ignore[func-returns-value]
+    return value
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def deep_line(text: str, depth: int = MAX_SHOWN_DEPTH) -> int | None:
+    """The 1-based line of ``text`` where JSON brackets first nest more than ``depth`` deep (strings skipped), if
+    they do: where a value too deep to parse is. Only a refused file is scanned so.
+
+    Examples
+    --------
+    >>> deep_line('{"a": 1,\\n "b": "[[[", "c": [[[1]]]}', depth=3)
+    2
+    """
+    level = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            level += 1
+            if level > depth:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in "]}":
+            level -= 1
+    return None
+
+
 def json_objects(source: Source, expected: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """(line number, line, object) for every non-blank line, refusing one that is not a JSON object."""
+    """(line number, line, object) for every non-blank line, refusing one that is not a JSON object, that gives a
+    key twice or that nests too deeply for the parser."""
     source.require_content(expected)
     for number, line in source.text_lines():
         try:
-            value = json.loads(line)
+            value = json.loads(line, object_pairs_hook=unique_keys)
         except json.JSONDecodeError as error:
             raise source.error(number, line, f"expected {expected}, got invalid JSON ({error.msg})") from None
+        except RepeatedKeyError as error:
+            raise source.error(number, line, f"expected each key once in an object, got {error.key!r} twice") from None
+        except RecursionError:
+            raise source.error(
+                number, line, f"expected {expected}, got JSON nested too deeply to read (past {MAX_SHOWN_DEPTH} levels)"
+            ) from None
         if not isinstance(value, dict):
             raise source.error(number, line, f"expected {expected}, got a JSON {type(value).__name__}")
         yield number, line, value
@@ -47,19 +101,24 @@ def _is_number(item: object) -> bool:
     return isinstance(item, Real) and not isinstance(item, bool)
 
 
+def _is_int64(item: object) -> bool:
+    return is_whole(item) and -(2**63) <= item < 2**63
+
+
 # For each field: what its values must be, said as the message says it, and the check.
 _VALUES: dict[str, tuple[str, Callable[[object], bool]]] = {
     "question_id": ("text or a whole number", _is_id),
     "chunk_id": ("text or a whole number", _is_id),
-    "rank": ("a whole number", is_whole),
+    "rank": ("a whole number that fits in 64 bits", _is_int64),
     "score": ("a number", _is_number),
-    "grade": ("a whole number", is_whole),
+    "grade": ("a whole number that fits in 64 bits", _is_int64),
 }
 
 
-def _field_types(source: Source, fields: tuple[str, ...]) -> dict[str, Any]:
+def _field_types(source: Source, fields: tuple[str, ...]) -> tuple[dict[str, Any], set[str]]:
     """pyarrow types for the columns of ``fields``: each field under the spellings the first line uses (all
-    of them when it has none), an id an int64 where the first line gives a whole number.
+    of them when it has none), an id an int64 where the first line gives a whole number; and the spellings the
+    first line gives (a value there, even null, makes a column).
 
     A later line spelling a field differently lacks the first line's spelling, so it is refused as missing
     the value; parsing every spelling of every field would make the common file a third slower to read.
@@ -73,7 +132,7 @@ def _field_types(source: Source, fields: tuple[str, ...]) -> dict[str, Any]:
         names = [name for name in ALIASES[field] if name in first] or list(ALIASES[field])
         for name in names:
             types[name] = kinds[field] if field in kinds else pa.int64() if is_whole(first.get(name)) else pa.string()
-    return types
+    return types, {name for name in types if name in first}
 
 
 def _by_line(source: Source, types: dict[str, Any]) -> Any:
@@ -108,7 +167,7 @@ def _parse(source: Source, fields: tuple[str, ...]) -> Any:
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    types = _field_types(source, fields)
+    types, given = _field_types(source, fields)
     options = pajson.ParseOptions(explicit_schema=pa.schema(types), unexpected_field_behavior="ignore")
     try:
         table = pajson.read_json(
@@ -116,8 +175,11 @@ def _parse(source: Source, fields: tuple[str, ...]) -> Any:
         )
     except pa.ArrowInvalid:
         table = _by_line(source, types)
-    # A spelling no line gives is no column: the explicit schema made it one of nulls.
-    return table.select([name for name in table.column_names if table.column(name).null_count < table.num_rows])
+    # A spelling no line gives is no column: the explicit schema made it one of nulls. One the first line gives is
+    # a column, its nulls refused with their lines (``"question_id": null`` is a missing value, not a missing column).
+    return table.select(
+        [name for name in table.column_names if name in given or table.column(name).null_count < table.num_rows]
+    )
 
 
 def _dumps(rows: Iterator[dict[str, Any]], out: IO[bytes]) -> None:

@@ -37,10 +37,15 @@ ALIASES: dict[str, tuple[str, ...]] = {
 
 Locate = Callable[[int], tuple[int, str]]
 
+_INT64_MAX = 2**63 - 1
+
 
 def _column(table: Any, field: str, source: Source, *, required: bool) -> Any:
     present = [name for name in ALIASES[field] if name in table.column_names]
     shown = f"columns {table.column_names}"
+    for name in present:
+        if (count := table.column_names.count(name)) > 1:
+            raise source.error(None, shown, f"expected one column named {name!r}, got {count}")
     if len(present) > 1:
         raise source.error(None, shown, f"expected one column for {field}, got {len(present)}: {present}")
     if not present:
@@ -71,7 +76,16 @@ def _numbers(column: Any, name: str, *, whole: bool) -> Any:
 
     kind = pa.int64() if whole else pa.float64()
     wanted = "a whole number" if whole else "a number"
+    if pa.types.is_boolean(column.type):
+        # A boolean is no number, though pyarrow (and Python) would cast true to 1.
+        row = _first(column.is_valid())
+        raise RowError(row, "", f"expected {name} to be {wanted}, got a boolean ({str(column[row].as_py()).lower()})")
     if pa.types.is_null(column.type) or pa.types.is_integer(column.type):
+        if whole and pa.types.is_uint64(column.type):
+            beyond = pc.greater(column, pa.scalar(_INT64_MAX, pa.uint64()))
+            if pc.any(beyond).as_py():
+                row = _first(beyond)
+                raise RowError(row, "", f"expected {name} to be {wanted} that fits in 64 bits, got {column[row]}")
         return column.cast(kind)
     if pa.types.is_floating(column.type):
         if not whole:
@@ -82,15 +96,34 @@ def _numbers(column: Any, name: str, *, whole: bool) -> Any:
         if fractional.any():
             row = int(np.argmax(fractional))
             raise RowError(row, "", f"expected {name} to be {wanted}, got {values[row]!r}")
+        # A whole float past int64 (CSV's 99999999999999999999 is read as a float) would cast to garbage.
+        beyond = ~np.isnan(values) & ((values >= 2.0**63) | (values < -(2.0**63)))
+        if beyond.any():
+            row = int(np.argmax(beyond))
+            raise RowError(row, "", f"expected {name} to be {wanted} that fits in 64 bits, got {float(values[row]):g}")
         return pc.cast(column, kind, safe=False)
     parse = int if whole else float
     parsed: list[Any] = []
     for row, value in enumerate(column.to_pylist()):
         try:
-            parsed.append(None if value is None else parse(value))
+            number = None if value is None else parse(value)
         except (TypeError, ValueError):
             raise RowError(row, "", f"expected {name} to be {wanted}, got {value!r}") from None
+        if whole and number is not None and not -(2**63) <= number <= _INT64_MAX:
+            raise RowError(row, "", f"expected {name} to be {wanted} that fits in 64 bits, got {value!r}")
+        parsed.append(number)
     return pa.array(parsed, type=kind)
+
+
+def _first(mask: Any) -> int:
+    """The first row where boolean array ``mask`` is true (nulls are false)."""
+    return int(np.argmax(mask.to_numpy(zero_copy_only=False).astype(bool, copy=False)))
+
+
+def _refuse_empty(table: Any, source: Source) -> None:
+    """Refuse a table of no rows: a header alone, a Parquet file of none, scores nothing (it would score 0)."""
+    if table.num_rows == 0:
+        raise source.error(None, None, "expected at least one row (a question and a chunk), got none")
 
 
 def run_columns(table: Any, source: Source) -> dict[str, Any]:
@@ -116,6 +149,7 @@ def qrels_columns(table: Any, source: Source) -> dict[str, Any]:
 
 def run_from_named(table: Any, source: Source, locate: Locate, *, unit: str = "line") -> RunTable:
     """A :class:`RunTable` from a parsed table; a bad row is reported at the line ``locate`` gives."""
+    _refuse_empty(table, source)
     with located(source, locate, unit=unit):
         columns = run_columns(table, source)
         return RunTable.from_columns(
@@ -125,6 +159,7 @@ def run_from_named(table: Any, source: Source, locate: Locate, *, unit: str = "l
 
 def qrels_from_named(table: Any, source: Source, locate: Locate, *, unit: str = "line") -> QrelsTable:
     """A :class:`QrelsTable` from a parsed table; a bad row is reported at the line ``locate`` gives."""
+    _refuse_empty(table, source)
     with located(source, locate, unit=unit):
         columns = qrels_columns(table, source)
         return QrelsTable.from_columns(columns["question_id"], columns["chunk_id"], columns["grade"])

@@ -12,6 +12,7 @@ from pathlib import Path
 from contextgrid.core.errors import ContextGridError, InputFileError
 from contextgrid.evidence.resolver import GradeRule
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO
+from contextgrid.io.jsonl import MAX_SHOWN_DEPTH, deep_line
 from contextgrid.workspace.access import is_within
 from contextgrid.workspace.configuration import Configuration, is_param_value
 from contextgrid.workspace.model import MANIFEST, Workspace
@@ -54,6 +55,10 @@ class _Manifest:
             found = re.search(r"at line (\d+)", str(error))
             line = int(found.group(1)) if found else None
             raise self.error(line, f"this is not valid TOML ({error})") from None
+        except RecursionError:
+            raise self.error(
+                deep_line(self.text), f"expected TOML that nests less deeply (past {MAX_SHOWN_DEPTH} levels here)"
+            ) from None
         self.config_lines = [number for number, text in enumerate(self.lines, 1) if _CONFIG_HEADER.match(text)]
 
     def error(self, line: int | None, expected: str) -> InputFileError:
