@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +21,6 @@ from bench.browser import CHROMIUM, CHROMIUM_ARGS
 expect.set_options(timeout=60_000)
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
 def free_port() -> int:
@@ -52,7 +52,6 @@ def serving(
         "--server.headless=true",
         f"--server.port={port}",
         "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
     ]
     script = [] if workspace is None else ["--workspace", str(workspace)]
     script += ["--allow-folders", *map(str, allow_folders)] if allow_folders else []
@@ -133,6 +132,24 @@ def upload(page: Page, uploader: str, path: Path) -> None:
     settled(page)
 
 
-def shot(page: Page, name: str, folder: Path = ARTIFACTS) -> None:
+def shot(page: Page, name: str, folder: Path) -> None:
+    """The whole page as ``folder/name.png``, for a person to look at (a test's ``tmp_path``: tests write only
+    under a temporary folder; pytest keeps the last runs' under ``/tmp/pytest-of-$USER``)."""
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def open_waste(page: Page, server: str, query: dict[str, object], *, timeout: float = 180_000) -> None:
+    """The Context waste page with the choices in ``query``, reached through the app's navigation.
+
+    The choices go to the entry page, which keeps them in the session. Opening the page's own path as the first
+    request of a session would run the page script on its own, without app.py and its data source (a Streamlit
+    quirk).
+    """
+    page.goto(f"{server}/?{urllib.parse.urlencode(query)}")
+    link = page.get_by_test_id("stSidebarNav").get_by_text("Context waste")
+    expect(link).to_be_visible(timeout=60_000)
+    settled(page, timeout=timeout)
+    link.click()
+    expect(page.get_by_role("heading", name="Context waste", exact=True)).to_be_visible()
+    settled(page, timeout=timeout)

@@ -1,36 +1,24 @@
-"""Every figure drawn as a person sees it: as a PNG by kaleido on Debian's Chromium (written to
-tests/artifacts/figures/, and the docs' images refreshed from them), and as its HTML page in Chromium, where
-every piece of text (tick and row labels, legend, title) must lie inside the figure, uncut.
+"""Every figure drawn as a person sees it: as a PNG by kaleido on Debian's Chromium (written to the test's
+temporary folder; docs/refresh_images.py draws the docs' images the same way), and as its HTML page in Chromium,
+where every piece of text (tick and row labels, legend, title) must lie inside the figure, uncut.
 """
 
 from __future__ import annotations
 
 import itertools
-import shutil
 import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browsing import ARTIFACTS, CHROMIUM, ROOT
+from browsing import CHROMIUM
 from playwright.sync_api import Page, expect
 from sample_figures import every
 
 from contextgrid.render.export import figure_html, figure_png
 
-FIGURES = ARTIFACTS / "figures"
-IMAGES = ROOT / "docs" / "images"
 WIDTH = 1000
-
-# The docs' pictures of the Context waste page, by the name of the figure each shows.
-DOCS = {
-    "span-map": "waste-span-map",
-    "waste-split": "waste-split",
-    "coverage-by-configuration": "waste-coverage-by-configuration",
-    "precision-recall": "waste-precision-recall",
-    "characters": "waste-characters",
-}
 
 
 @pytest.fixture(scope="module")
@@ -51,15 +39,14 @@ def kaleido_server() -> Iterator[None]:
 
 
 @pytest.mark.filterwarnings("ignore:The kopts argument is ignored")
-def test_every_figure_renders_to_a_png_of_its_own_height(figures: dict[str, Any], kaleido_server: None) -> None:
-    FIGURES.mkdir(parents=True, exist_ok=True)
+def test_every_figure_renders_to_a_png_of_its_own_height(
+    figures: dict[str, Any], kaleido_server: None, tmp_path: Path
+) -> None:
     for name, figure in figures.items():
         data = figure_png(figure, width=WIDTH)
         assert data[:8] == b"\x89PNG\r\n\x1a\n", name
         assert struct.unpack(">II", data[16:24]) == (WIDTH, figure.layout.height), name
-        (FIGURES / f"{name}.png").write_bytes(data)
-    for name, image in DOCS.items():
-        shutil.copyfile(FIGURES / f"{name}.png", IMAGES / f"{image}.png")
+        (tmp_path / f"{name}.png").write_bytes(data)  # for a person to look at
 
 
 # Every text of the figure's SVG that shows something, with its box and the figure's; a label that automargins

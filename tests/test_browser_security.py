@@ -56,10 +56,10 @@ def test_an_uploaded_manifest_cannot_be_opened_as_a_workspace(
     settled(page)
     alert(page, "holds uploaded files, which are data, never a workspace")
     expect(page.get_by_text("passwd")).to_have_count(0)
-    shot(page, "security-uploaded-manifest")
+    shot(page, "security-uploaded-manifest", tmp_path)
 
 
-def test_a_manifest_pointing_at_etc_is_refused(server: str, page: Page, allowed: Path) -> None:
+def test_a_manifest_pointing_at_etc_is_refused(server: str, page: Page, allowed: Path, tmp_path: Path) -> None:
     folder = allowed / "etc-ws"
     folder.mkdir()
     (folder / "contextgrid.toml").write_text(MANIFEST)
@@ -69,7 +69,7 @@ def test_a_manifest_pointing_at_etc_is_refused(server: str, page: Page, allowed:
     settled(page)
     alert(page, "the documents '/etc' lies outside the workspace folder")
     expect(page.get_by_text("passwd")).to_have_count(0)
-    shot(page, "security-manifest-etc")
+    shot(page, "security-manifest-etc", tmp_path)
 
 
 def test_a_folder_outside_the_allowed_one_is_refused(server: str, page: Page) -> None:
@@ -122,7 +122,7 @@ def test_two_sessions_never_see_each_others_uploads(
         alice.reload()
         settled(alice)
         expect(alice.get_by_text("Upload one qrels file and at least one run.")).to_be_visible()
-        shot(bob, "security-second-session")
+        shot(bob, "security-second-session", tmp_path)
     new = sorted(set(session_folders(allowed)) - before)
     assert len(new) == 2
     held = [sorted(path.name for path in folder.rglob("*.trec")) for folder in new]

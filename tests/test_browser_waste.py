@@ -1,54 +1,25 @@
 """The Context waste page in a real browser (Debian's Chromium via Playwright, against
-`streamlit run`): untrusted document text shows as written and runs nothing; the
-screenshots of docs/diagnosing-failures.md are taken here."""
+`streamlit run`): untrusted document text shows as written and runs nothing, and every chart of the sample's
+page is drawn. docs/refresh_images.py takes the screenshots of docs/diagnosing-failures.md."""
 
 from __future__ import annotations
 
 import re
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browsing import ARTIFACTS, ROOT, serving
-from browsing import settled as wait
-from corpora import swept
+from browsing import ROOT, open_waste, serving, settled
+from hostile import EVIDENCE, HOSTILE, fee_query, hostile_workspace
 from playwright.sync_api import Page, expect
 
 import contextgrid as cg
 from contextgrid.workspace.waste import workspace_waste
 
-IMAGES = ROOT / "docs" / "images"
-
-HOSTILE = [
-    "<script>window.__pwned = 1</script>",
-    '<img src=x onerror="window.__pwned=2">',
-    "**bold**",
-    "[link](http://x)",
-    "$x^2$",
-    "$5",
-]
-EVIDENCE = "The fee is $5 per return, or $x^2$ for x returns: **bold** claims."
-DOCUMENTS = {
-    "policy.md": "Returns policy.\n\n"
-    + "Refunds are available within 30 days of purchase. " * 10
-    + f"{HOSTILE[0]} {HOSTILE[1]} See [link](http://x).\n\n{EVIDENCE}\n\n"
-    + "Store credit is offered after 30 days and up to 90 days. " * 10,
-}
-ITEMS = (
-    cg.EvalItem(id="fee", question="What does a return cost? **bold** $5", anchors=(cg.Anchor("policy.md", EVIDENCE),)),
-    cg.EvalItem(
-        id="window",
-        question="How long is the refund window?",
-        anchors=(cg.Anchor("policy.md", "Refunds are available within 30 days of purchase."),),
-    ),
-)
-
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return swept(tmp_path_factory.mktemp("hostile"), sizes=[120, 400], overlap=30, documents=DOCUMENTS, items=ITEMS)
+    return hostile_workspace(tmp_path_factory.mktemp("hostile"))
 
 
 @pytest.fixture(scope="module")
@@ -63,31 +34,10 @@ def sample_server() -> Iterator[str]:
         yield url
 
 
-def settled(page: Page) -> None:
-    wait(page, timeout=180_000)
-
-
-def open_waste(page: Page, server: str, query: dict[str, object]) -> None:
-    """The waste page with the choices in ``query``, reached through the app's navigation.
-
-    The choices go to the entry page, which keeps them in the session. Opening
-    the page's own path as the first request of a session would run the page
-    script on its own, without app.py and its data source (a Streamlit quirk).
-    """
-    page.goto(f"{server}/?{urllib.parse.urlencode(query)}")
-    link = page.get_by_test_id("stSidebarNav").get_by_text("Context waste")
-    expect(link).to_be_visible(timeout=60_000)
-    settled(page)
-    link.click()
-    expect(page.get_by_role("heading", name="Context waste", exact=True)).to_be_visible()
-    settled(page)
-
-
 def test_untrusted_document_text_renders_as_literal_text_and_runs_nothing(
     server: str, page: Page, hostile: Path
 ) -> None:
-    workspace = cg.load_workspace(hostile)
-    open_waste(page, server, {"question": "fee", "k": 5, "configs": ",".join(workspace.names)})
+    open_waste(page, server, fee_query(hostile))
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     drawn = page.locator(".cg-doc").first
     expect(drawn).to_be_visible(timeout=60_000)
@@ -98,12 +48,11 @@ def test_untrusted_document_text_renders_as_literal_text_and_runs_nothing(
         assert frame.evaluate("typeof window.__pwned") == "undefined"
     assert page.locator(".cg-doc img, .cg-doc script, .cg-doc strong, .cg-doc a, .cg-doc .katex").count() == 0
     assert "What does a return cost? **bold** $5" in page.get_by_test_id("stText").first.inner_text()
-    drawn.scroll_into_view_if_needed()
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    drawn.screenshot(path=str(IMAGES / "waste-document.png"))
 
 
-def test_screenshots_of_the_sample_workspace_for_the_docs(sample_server: str, page: Page) -> None:
+def test_every_chart_of_the_sample_workspaces_waste_page_is_drawn(
+    sample_server: str, page: Page, tmp_path: Path
+) -> None:
     sample = ROOT / "sample_data" / "workspace"
     workspace = cg.load_workspace(sample)
     # Two chunkings side by side, one of them overlapping; a question both answer at least in part.
@@ -127,10 +76,9 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(sample_server: str, pa
     charts = page.get_by_test_id("stPlotlyChart")
     for index in range(charts.count()):
         expect(charts.nth(index).locator(".main-svg").first).to_be_attached(timeout=60_000)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "page-waste.png"), full_page=True)
-    # Charts by their place in the tab (left column first). The docs' images are the kaleido PNGs of
-    # tests/test_browser_figures.py; these are the same charts as the page shows them.
+    page.screenshot(path=str(tmp_path / "page-waste.png"), full_page=True)
+    # Charts by their place in the tab (left column first), photographed for a person to compare with the docs'
+    # images (docs/refresh_images.py draws those with kaleido): the same charts as the page shows them.
     for view, place, name in [
         ("One question", 0, "waste-span-map"),
         ("One question", -1, "waste-split"),
@@ -142,13 +90,13 @@ def test_screenshots_of_the_sample_workspace_for_the_docs(sample_server: str, pa
         if tab.get_attribute("aria-selected") != "true":
             tab.click()
             expect(tab).to_have_attribute("aria-selected", "true")
-            settled(page)
+            settled(page, timeout=180_000)
             expect(page.locator("[data-testid='stException']")).to_have_count(0)
         charts = page.get_by_test_id("stPlotlyChart")
         found = charts.nth(place if place >= 0 else charts.count() + place)
         found.scroll_into_view_if_needed()
         expect(found.locator(".main-svg").first).to_be_visible(timeout=60_000)
-        found.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+        found.screenshot(path=str(tmp_path / f"{name}.png"))
 
 
 def test_a_document_without_gold_evidence_is_drawn_once_its_expander_is_opened(sample_server: str, page: Page) -> None:
@@ -161,7 +109,7 @@ def test_a_document_without_gold_evidence_is_drawn_once_its_expander_is_opened(s
     label = first.locator("summary").get_by_test_id("stMarkdownContainer").inner_text()
     doc_id = label.removesuffix(" (no gold evidence here)").strip()
     first.locator("summary").click()
-    settled(page)
+    settled(page, timeout=180_000)
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
     opened = page.get_by_test_id("stExpander").filter(has_text=f"{doc_id} (no gold evidence here)")
     chart = opened.get_by_test_id("stPlotlyChart")
