@@ -1,9 +1,10 @@
-"""contextgrid's word rule, shared by BM25 and every lexical answer score.
+"""contextgrid's word rule, shared by BM25, LSA and every lexical answer score.
 
 A word is a run of letters and digits, with apostrophes inside it kept ("don't" is one word), compared
-case-insensitively with the typographic apostrophe read as the plain one. There is no stemming and no stop-word
-list: what matches is exactly what a reader would call the same word. Citation markers (``[2]``, ``[1, 3]``) name
-passages; they are not words of an answer.
+case-insensitively with the typographic apostrophe read as the plain one. The rule itself neither stems nor drops
+stopwords: what matches is exactly what a reader would call the same word. BM25 then drops stopwords and stems the
+words this rule finds (:class:`contextgrid.index.bm25.Analyzer`), so it has no split of its own. Citation markers
+(``[2]``, ``[1, 3]``) name passages; they are not words of an answer.
 """
 
 from __future__ import annotations
