@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from contextgrid.analysis.budget_verdict import parting_sentence
 from contextgrid.analysis.causes import transition_sentence
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render import interval_plot
+from contextgrid.render.budget_figures import budget_pair_plot
 from contextgrid.render.export import image_config
 from contextgrid.render.grid_charts import pair_scatter
 from contextgrid.render.markup import escape_markdown as md
@@ -74,6 +76,15 @@ if pair_view.open:
             for start, end, count, ids in moves[["from", "to", "count", "questions"]].itertuples(index=False):
                 with st.expander(md(f"{count} from {start} to {end}")):
                     st.dataframe(_data.questions_by_id(source, ids), width="stretch")
+            st.subheader("At an equal context budget")
+            parted, ahead = _data.guard(lambda: _data.budget_parting(source, a, b), source=source)
+            budgets = _data.budget_curves(source).budgets
+            st.markdown(md(parting_sentence(a, b, parted, ahead, budgets)))
+            st.plotly_chart(
+                budget_pair_plot(_data.budget_means(source), a, b, parting=parted, params=_data.parameters(source)),
+                theme=None,
+                config=image_config(f"budget-{a}-against-{b}"),
+            )
         moved = list(changes[changes["outcome"] != "tie"].index[:20])
         if moved:
             opened = st.selectbox("Open a changed question in the drill-down", moved)

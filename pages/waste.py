@@ -175,7 +175,7 @@ if report.open:
             f"One HTML file about {md(config)}. It opens with this summary, then the waste views at k={k}, the "
             "metric@k grid and the worst questions, drawn over their documents."
         )
-        for sentence in (first_screen.verdict(), first_screen.waste(), first_screen.failures()):
+        for sentence in (first_screen.budget(), first_screen.verdict(), first_screen.waste(), first_screen.failures()):
             if sentence:
                 st.markdown(md(sentence))
         st.download_button(

@@ -465,3 +465,23 @@ def test_overview_leads_with_the_budget_verdict_and_the_librarys_curves() -> Non
     assert figure["layout"]["xaxis"]["type"] == "log"
     # Each configuration its own colour and symbol.
     assert len({(trace["marker"]["color"], trace["marker"]["symbol"]) for trace in lines.values()}) == len(lines)
+
+
+def test_compare_shows_both_curves_at_an_equal_budget_and_where_they_part() -> None:
+    from contextgrid.analysis.budget_verdict import parting_sentence
+    from contextgrid.workspace.budget import budget_curves
+
+    workspace = load_workspace(SAMPLE)
+    a, b = workspace.names[0], workspace.names[-1]
+    app = page(start(metric="recall", k="3", a=a, b=b), "compare.py")
+    no_problems(app)
+    curves = budget_curves(workspace)
+    parted, ahead = curves.parting(a, b)
+    assert md(parting_sentence(a, b, parted, ahead, curves.budgets)) in [element.value for element in app.markdown]
+    [figure] = [figure for figure in figures(app) if title(figure).startswith("Evidence recall at equal budgets")]
+    means = curves.means()
+    for trace, name in zip(figure["data"], (a, b), strict=True):
+        assert trace["name"] == name
+        assert trace["x"] == list(curves.budgets)
+        assert trace["y"] == means.xs(name, level="config")["evidence_recall"].tolist()
+    assert [shape["x0"] for shape in figure["layout"].get("shapes", [])] == ([] if parted is None else [parted])

@@ -17,6 +17,7 @@ from contextgrid.core.errors import ContextGridError, OutputExistsError
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.report import DRAWN, build_report
+from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.summary import configuration_summary
 from contextgrid.workspace.sweep import sweep, sweep_grid
 
@@ -76,7 +77,7 @@ def test_report_states_the_share_of_gold_and_lists_the_worst_question_first(work
     assert first_row is not None
     assert first_row.group(1) == worst
     assert f"A worst question, drawn: {worst}" in page
-    assert page.count("Plotly.newPlot") == 4
+    assert page.count("Plotly.newPlot") == 5  # the budget curves, the causes, three waste views
 
 
 def test_report_opens_with_the_summary_and_carries_plotly_js_once(workspace: cg.Workspace) -> None:
@@ -85,6 +86,12 @@ def test_report_opens_with_the_summary_and_carries_plotly_js_once(workspace: cg.
     summary = configuration_summary(workspace, config, k=3, baseline=baseline)
     first_screen = page.split("</section>")[0]
     assert "<h2>" not in first_screen  # nothing comes before the summary but the title
+    # It leads with the verdict at an equal context budget, over every configuration, and its curves.
+    budget = budget_curves(workspace).verdict().sentence()
+    assert summary.budget() == budget
+    lead = first_screen.split('<section class="summary">')[1].lstrip()
+    assert lead.startswith(f'<p class="lead">{html.escape(budget)}</p>')
+    assert first_screen.index('<div id="figure-budget"') < first_screen.index(html.escape(summary.verdict()))
     assert f'<p class="lead">{html.escape(summary.verdict())}</p>' in first_screen
     for sentence in (summary.waste(), summary.failures()):
         assert sentence is not None

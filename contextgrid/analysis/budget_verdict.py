@@ -8,6 +8,7 @@ whether it is significantly ahead of the runner-up (Compare's paired test, corre
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from contextgrid.significance.corrections import correct_p_values
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BudgetStep", "BudgetVerdict", "budget_verdict", "parting_budget", "quantity"]
+__all__ = ["BudgetStep", "BudgetVerdict", "budget_verdict", "parting_budget", "parting_sentence", "quantity"]
 
 
 def quantity(number: int, unit: str) -> str:
@@ -286,3 +287,27 @@ def parting_budget(
             ahead = a if means.loc[budget, a] > means.loc[budget, b] else b
             return int(budget), ahead
     return None, None
+
+
+def parting_sentence(
+    a: str, b: str, parting: int | None, ahead: str | None, budgets: Sequence[int], *, unit: str = "characters"
+) -> str:
+    """:func:`parting_budget`'s answer in one sentence.
+
+    Examples
+    --------
+    >>> print(parting_sentence("a", "b", 1500, "a", [500, 1500, 4000]))
+    The smallest budget at which a and b differ significantly is 1,500 characters, where a holds more evidence \
+(paired test, corrected over the 3 budgets).
+    >>> print(parting_sentence("a", "b", None, None, [500, 1500, 4000]))
+    At no budget from 500 to 4,000 characters do a and b differ significantly.
+    """
+    if parting is None:
+        span = (
+            f"from {budgets[0]:,} to {quantity(budgets[-1], unit)}" if len(budgets) > 1 else quantity(budgets[0], unit)
+        )
+        return f"At no budget {span} do {a} and {b} differ significantly."
+    return (
+        f"The smallest budget at which {a} and {b} differ significantly is {quantity(parting, unit)}, where {ahead} "
+        f"holds more evidence (paired test, corrected over the {len(budgets)} budgets)."
+    )

@@ -137,12 +137,22 @@ def _headline_table(summary: ConfigurationSummary) -> str:
     return _table(frame)
 
 
-def _summary(summary: ConfigurationSummary) -> list[str]:
-    """The report's first screen: where the configuration stands, its waste, where its questions fail."""
+def _summary(summary: ConfigurationSummary, params: dict[str, dict[str, object]]) -> list[str]:
+    """The report's first screen: the verdict at an equal context budget and its curves, then where the
+    configuration stands, its waste, where its questions fail."""
+    from contextgrid.analysis.budget import budget_frontier
+    from contextgrid.render.budget_figures import budget_plot
     from contextgrid.render.cause_figures import cause_bars
 
-    parts = [
-        '<section class="summary">',
+    parts = ['<section class="summary">']
+    budget = summary.budget()
+    if budget is not None and summary.budget_means is not None:
+        means = summary.budget_means
+        parts += [
+            f'<p class="lead">{html.escape(budget)}</p>',
+            _figure(budget_plot(means, budget_frontier(means), params), "budget"),
+        ]
+    parts += [
         f'<p class="lead">{html.escape(summary.verdict())}</p>',
         _headline_table(summary),
     ]
@@ -166,14 +176,15 @@ def build_report(
 ) -> str:
     """One self-contained HTML file about configuration ``config`` of ``workspace``.
 
-    It opens with a one-screen summary (:func:`~contextgrid.workspace.summary.configuration_summary`):
-    ``config`` against the best configuration on ``metric@k`` and against ``baseline`` (by default the
-    workspace's first), each gap with its paired test, the headline numbers, and, when the workspace has
-    documents, questions and chunks, one sentence on waste and one on where the questions fail, with their
-    causes drawn. Then the waste views at ``k`` (precision against recall@k beside the other
-    configurations, characters per question, gold share per rank), the metric@k grid, the worst questions,
-    and the :data:`DRAWN` worst drawn over their documents. Without the evidence, the grid and the worst
-    questions by chunk-level scores, and a note saying what is missing. plotly.js is included once.
+    It opens with a one-screen summary (:func:`~contextgrid.workspace.summary.configuration_summary`): when the
+    workspace has documents, questions and chunks, which configuration holds the most evidence at an equal context
+    budget, with every configuration's curve; then ``config`` against the best configuration on ``metric@k`` and
+    against ``baseline`` (by default the workspace's first), each gap with its paired test, the headline numbers,
+    and, when the workspace has documents, questions and chunks, one sentence on waste and one on where the
+    questions fail, with their causes drawn. Then the waste views at ``k`` (precision against recall@k beside the
+    other configurations, characters per question, gold share per rank), the metric@k grid, the worst questions, and
+    the :data:`DRAWN` worst drawn over their documents. Without the evidence, the grid and the worst questions by
+    chunk-level scores, and a note saying what is missing. plotly.js is included once.
 
     Examples
     --------
@@ -220,7 +231,7 @@ def build_report(
             + ", ".join(f"{html.escape(key)} = {html.escape(str(value))}" for key, value in settings.params.items())
             + "</p>"
         )
-    parts += _summary(summary)
+    parts += _summary(summary, workspace.params_by_config())
     waste = None
     if missing:
         parts.append(

@@ -1,6 +1,6 @@
-"""The one-screen summary of a configuration for people who will not open the dashboard: the chosen
-configuration against the best and the baseline, whether the differences are real, how much of what it
-retrieves is waste, and where its questions fail.
+"""The one-screen summary of a configuration for people who will not open the dashboard: which configuration
+holds the most evidence at an equal context budget, the chosen configuration against the best and the baseline,
+whether the differences are real, how much of what it retrieves is waste, and where its questions fail.
 
 :func:`configuration_summary` computes it from a workspace; the record's sentences are plain text, which the
 report (:func:`contextgrid.render.report.build_report`) and the dashboard escape for their markup.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from contextgrid.analysis.budget_verdict import BudgetVerdict
 from contextgrid.analysis.causes import CAUSES, cause_counts
 from contextgrid.analysis.questions import shared_scores
 from contextgrid.core.checks import check_k
@@ -18,6 +19,7 @@ from contextgrid.core.errors import parameter_error
 from contextgrid.metrics.base import METRICS
 from contextgrid.significance.compare import compare_pair
 from contextgrid.significance.comparisons import PairedComparison
+from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.waste import configuration_waste
 
@@ -58,6 +60,8 @@ class ConfigurationSummary:
     ``against_baseline`` are paired tests of ``config`` (as ``a``) against the other, ``None`` where they
     are the same configuration. ``causes`` counts the questions of the headline's configurations by cause
     (:func:`~contextgrid.analysis.causes.cause_counts`' table, same rows), or is ``None`` without the evidence.
+    ``budget_verdict`` is every configuration's verdict at an equal context budget and ``budget_means`` its
+    curves (:meth:`~contextgrid.workspace.budget.BudgetCurves.means`), ``None`` without the evidence.
     """
 
     config: str
@@ -70,6 +74,8 @@ class ConfigurationSummary:
     against_best: PairedComparison | None
     against_baseline: PairedComparison | None
     causes: pd.DataFrame | None
+    budget_verdict: BudgetVerdict | None = None
+    budget_means: pd.DataFrame | None = None
 
     def __post_init__(self) -> None:
         for name in ("config", "best", "baseline"):
@@ -91,6 +97,11 @@ class ConfigurationSummary:
     def score(self, name: str) -> float:
         """``name``'s ``metric@k``."""
         return float(self.headline[self.label].to_numpy(dtype=float)[self.headline.index.get_loc(name)])
+
+    def budget(self) -> str | None:
+        """Which configuration holds the most evidence at an equal context budget, in one sentence; ``None``
+        without the evidence."""
+        return None if self.budget_verdict is None else self.budget_verdict.sentence()
 
     def verdict(self) -> str:
         """Where ``config`` stands: its score, the best's and the baseline's, and whether each gap is real."""
@@ -192,7 +203,9 @@ def configuration_summary(
 
     Each paired test is a permutation test (10,000 sign flips, seed 0) of ``config`` against one other
     configuration on the questions both score, with a bootstrap interval of the mean difference; it is one
-    comparison, so no correction applies.
+    comparison, so no correction applies. The budget verdict covers every configuration of the workspace, at
+    the default grid of budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has documents,
+    questions and chunks for all of them.
 
     Examples
     --------
@@ -224,11 +237,14 @@ def configuration_summary(
         roles[name].append(role)
     headline = grid.loc[names, [f"{name}@{cutoff}" for name in metrics]]
     missing = workspace.missing_evidence(names)
-    causes = None
+    causes = budget = budget_means = None
     if not missing:
         waste = configuration_waste(workspace, cutoff).loc[names]
         headline = pd.concat([headline, waste[["character_recall", "share_gold", "retrieved_total"]]], axis=1)
         causes = cause_counts(failure_causes(workspace, k=cutoff, configs=names))
+    if not workspace.missing_evidence():
+        curves = budget_curves(workspace)
+        budget, budget_means = curves.verdict(), curves.means()
     headline.insert(0, "role", [", ".join(roles[name]) for name in names])
     headline.index.name = "config"
     per_question = workspace.per_query(metric, cutoff)
@@ -250,4 +266,6 @@ def configuration_summary(
         against_best=against(best),
         against_baseline=against(base),
         causes=causes,
+        budget_verdict=budget,
+        budget_means=budget_means,
     )
