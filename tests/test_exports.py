@@ -76,33 +76,15 @@ def test_every_submodules_all_names_exist(module: ModuleType) -> None:
     assert missing == [], f"{module.__name__}.__all__ names what it does not define"
 
 
+# The heavy packages a fresh interpreter holds once it has imported contextgrid. (How long the import takes,
+# bench/bench_import.py measures: a test asserts no wall-clock time.)
 PROBE = f"""
-import json, sys, time
-started = time.perf_counter()
+import json, sys
 import contextgrid
-elapsed = time.perf_counter() - started
-heavy = sorted(name for name in {HEAVY!r} if any(m == name or m.startswith(name + ".") for m in sys.modules))
-print(json.dumps({{"seconds": elapsed, "heavy": heavy}}))
+print(json.dumps(sorted(name for name in {HEAVY!r} if any(m == name or m.startswith(name + ".") for m in sys.modules))))
 """
 
 
-def import_in_a_fresh_interpreter() -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=60)
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
-
-
 def test_import_contextgrid_does_not_import_heavy_optional_packages() -> None:
-    assert import_in_a_fresh_interpreter()["heavy"] == []
-
-
-def test_import_contextgrid_takes_under_a_second() -> None:
-    # Best of three, so a busy machine (parallel test workers) does not fail a sanity check.
-    timings = []
-    for _ in range(3):
-        seconds = import_in_a_fresh_interpreter()["seconds"]
-        assert isinstance(seconds, float)
-        timings.append(seconds)
-        if seconds < 1.0:
-            break
-    assert min(timings) < 1.0, f"import contextgrid took {timings} s"
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(done.stdout) == []

@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import tracemalloc
 import zlib
 from collections.abc import Callable
@@ -62,14 +61,14 @@ def bomb(path: Path, size: int, pattern: bytes = b"\0") -> Path:
     return path
 
 
-def refusal(read: Callable[[], object]) -> tuple[str, float, int]:
-    """The message ``read()`` is refused with, the seconds it took and the most memory Python held meanwhile."""
+def refusal(read: Callable[[], object]) -> tuple[str, int]:
+    """The message ``read()`` is refused with and the most memory Python held meanwhile (how long a refusal
+    takes, bench/bench_limits.py measures: a test asserts no wall-clock time)."""
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(cg.InputFileError) as caught:
             read()
-        return str(caught.value), time.perf_counter() - started, tracemalloc.get_traced_memory()[1]
+        return str(caught.value), tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
 
@@ -94,25 +93,23 @@ def zeros(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("reader", [read_run, read_qrels])
 def test_a_gzip_bomb_of_one_line_is_refused_at_its_first_block(zeros: Path, reader: Callable[[Path], object]) -> None:
     assert zeros.stat().st_size < 200_000
-    message, seconds, peak = refusal(lambda: reader(zeros))
+    message, peak = refusal(lambda: reader(zeros))
     assert message == line_message(zeros, 1)
-    assert seconds < 2
     assert peak < 48 * MIB  # one block of 16 MiB read, and the buffers decompressing it
 
 
 def test_a_gzip_bomb_of_short_lines_is_refused_once_past_max_bytes(tmp_path: Path) -> None:
     path = bomb(tmp_path / "lines.trec.gz", 64 * MIB, LINE)
-    message, seconds, peak = refusal(lambda: read_run(path, max_bytes=8 * MIB))
+    message, peak = refusal(lambda: read_run(path, max_bytes=8 * MIB))
     assert message == (
         f"{path}: expected at most 8 MiB once decompressed (the limit max_bytes=8388608), got more; {SIZE_HINT}"
     )
-    assert seconds < 2
     assert peak < 24 * MIB
 
 
 def test_a_gzip_bomb_of_short_lines_is_refused_for_its_expansion_once_past_the_floor(tmp_path: Path) -> None:
     path = bomb(tmp_path / "lines.trec.gz", 256 * MIB, LINE)
-    message, seconds, peak = refusal(lambda: read_run(path))
+    message, peak = refusal(lambda: read_run(path))
     found = re.fullmatch(
         rf"{re.escape(str(path))}: expected to expand at most 100 times once decompressed \(the limit max_ratio=100\), "
         rf"got (\d+) times: 64 MiB from the first ([0-9.]+) KiB of the file; {re.escape(RATIO_HINT)}",
@@ -121,7 +118,6 @@ def test_a_gzip_bomb_of_short_lines_is_refused_for_its_expansion_once_past_the_f
     assert found is not None, message
     # The file as a whole expands about 400 times; gzip has read a little ahead of what it decompressed.
     assert 300 < int(found.group(1)) <= (256 * MIB) // path.stat().st_size
-    assert seconds < 2
     assert peak < RATIO_FLOOR + 24 * MIB  # the blocks read up to the floor, and one being decompressed
 
 
@@ -143,7 +139,7 @@ def test_the_expansion_limit_can_be_raised_or_lifted_and_spares_small_files(tmp_
 
 def test_a_file_of_blank_lines_cannot_keep_the_reader_looking_for_content(tmp_path: Path) -> None:
     path = bomb(tmp_path / "blank.jsonl.gz", 64 * MIB, b"\n")
-    message, _, peak = refusal(lambda: read_run(path, max_bytes=4 * MIB))
+    message, peak = refusal(lambda: read_run(path, max_bytes=4 * MIB))
     assert message.startswith(f"{path}: expected at most 4 MiB once decompressed")
     assert peak < 16 * MIB
 
@@ -155,7 +151,7 @@ def test_a_file_of_blank_lines_cannot_keep_the_reader_looking_for_content(tmp_pa
 )
 def test_every_reader_refuses_a_bomb(tmp_path: Path, read: Callable[..., object]) -> None:
     path = bomb(tmp_path / "bomb.jsonl.gz", 64 * MIB, b" " * 63 + b"\n")
-    message, _, peak = refusal(lambda: read(path, max_bytes=2 * MIB))
+    message, peak = refusal(lambda: read(path, max_bytes=2 * MIB))
     assert message.startswith(f"{path}: expected at most 2 MiB once decompressed (the limit max_bytes=2097152)")
     assert peak < 16 * MIB
 
@@ -202,7 +198,7 @@ print((peak() - before) // 1024)
 def test_a_plain_file_past_max_bytes_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "big.trec"
     path.write_bytes(LINE * 100_000)
-    message, _, peak = refusal(lambda: read_run(path, max_bytes=MIB))
+    message, peak = refusal(lambda: read_run(path, max_bytes=MIB))
     assert message == f"{path}: expected at most 1 MiB (the limit max_bytes=1048576), got 1.6 MiB; {SIZE_HINT}"
     assert peak < MIB
 
@@ -210,7 +206,7 @@ def test_a_plain_file_past_max_bytes_is_refused_before_it_is_read(tmp_path: Path
 def test_a_long_line_is_refused_with_its_number(tmp_path: Path) -> None:
     path = tmp_path / "long.trec"
     path.write_bytes(LINE * 3 + b"q1 Q0 c9 4 0.1 " + b"x" * (3 * MIB) + b"\n" + LINE)
-    message, _, peak = refusal(lambda: read_run(path))
+    message, peak = refusal(lambda: read_run(path))
     assert message == line_message(path, 4)
     assert peak < 24 * MIB  # a read of one block (16 MiB) is allocated whole, however little the file holds
 
