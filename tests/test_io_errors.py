@@ -59,9 +59,25 @@ def test_wrong_column_count(tmp_path: Path) -> None:
     error = refused(path, read_run, "line 17", "expected 6 whitespace-separated columns", "got 5", "'q1 Q0 c3 1 0.8'")
     assert error.line == 17
     assert str(error) == (
-        f"{path}, line 17: expected 6 whitespace-separated columns (qid Q0 docid rank score tag), got 5: "
-        "'q1 Q0 c3 1 0.8'"
+        f"{path}, line 17: expected 6 whitespace-separated columns (qid Q0 docid rank score tag; any after tag are "
+        "ignored), got 5: 'q1 Q0 c3 1 0.8'"
     )
+
+
+def test_trec_qrels_line_indented_before_its_hash(tmp_path: Path) -> None:
+    path = write(tmp_path / "test.qrels", "# judged 2026\nq1 0 c1 2\n\t# 0 c2 1\n")
+    error = refused(path, read_qrels, "line 3", "expected a comment line to start with '#'", "'\\t# 0 c2 1'")
+    assert error.line == 3
+
+
+def test_trec_file_of_comments_alone(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "# no run yet\n  # still none\n")
+    refused(path, read_run, "got only comment lines")
+
+
+def test_trec_carriage_return_inside_the_text_after_a_tag(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.trec", "q1 Q0 c1 1 0.9 x\rq1 Q0 c2 2 0.8 x\rq1 Q0 c3 3 0.7 x\n")
+    refused(path, read_run, "line 1", "no carriage return (\\r)", "'q1 Q0 c1 1 0.9 x\\rq1 Q0 c2")
 
 
 def test_non_integer_grade(tmp_path: Path) -> None:
@@ -166,9 +182,9 @@ def test_parquet_missing_a_column(tmp_path: Path) -> None:
 def test_parquet_bad_value_names_the_row(tmp_path: Path) -> None:
     path = tmp_path / "qrels.parquet"
     pq.write_table(
-        pa.table({"question_id": ["q1", "q1", "q2"], "chunk_id": ["c1", "c2", "c1"], "grade": [2, -1, 0]}), path
+        pa.table({"question_id": ["q1", "q1", "q2"], "chunk_id": ["c1", "c2", "c1"], "grade": [2.0, 1.5, 0.0]}), path
     )
-    refused(path, read_qrels, "row 2", "0 or more", '"chunk_id": "c2"')
+    refused(path, read_qrels, "row 2", "expected the grade to be a whole number, got 1.5")
 
 
 def test_jsonl_line_that_is_not_an_object(tmp_path: Path) -> None:
@@ -290,6 +306,6 @@ def test_chunk_id_twice(tmp_path: Path) -> None:
 
 
 def test_long_offending_text_is_shortened(tmp_path: Path) -> None:
-    path = write(tmp_path / "run.trec", "q1 Q0 c1 1 0.5 " + "x" * 500 + " extra\n")
-    error = refused(path, read_run, "line 1", "got 7")
+    path = write(tmp_path / "test.qrels", "q1 0 c1 " + "x" * 500 + " extra\n")
+    error = refused(path, read_qrels, "line 1", "got 5")
     assert len(str(error)) < 300

@@ -97,12 +97,12 @@ def test_nan_score_is_refused() -> None:
         RunTable.from_columns(["q1", "q1"], ["a", "b"], score=[1.0, float("nan")])
 
 
-def test_empty_ids_and_negative_grades_are_refused() -> None:
+def test_empty_ids_are_refused_and_negative_grades_kept() -> None:
     with pytest.raises(RowError, match="chunk id") as caught:
         RunTable.from_columns(["q1", "q1"], ["a", ""])
     assert caught.value.row == 1
-    with pytest.raises(RowError, match="0 or more"):
-        QrelsTable.from_columns(["q1"], ["a"], [-1])
+    # A negative grade is judged and not relevant (as trec_eval reads it): kept as it is.
+    assert QrelsTable.from_columns(["q1", "q1"], ["a", "b"], [-1, 2]).to_dict() == {"q1": {"a": -1, "b": 2}}
 
 
 def test_from_dict_refuses_bad_shapes() -> None:

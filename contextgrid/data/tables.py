@@ -475,7 +475,8 @@ class RunTable(_GroupedTable, Mapping[str, tuple[str, ...]]):
 
 
 class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
-    """Qrels as columns: ``question_id``, ``chunk_id`` and ``grade`` (a whole number, 0 or more).
+    """Qrels as columns: ``question_id``, ``chunk_id`` and ``grade`` (a whole number; above 0 is relevant, 0 or
+    below judged not relevant, as trec_eval reads a negative grade).
 
     Read as a mapping it is ``{question_id: {chunk_id: grade}}``, what
     :func:`contextgrid.evaluate` takes. Questions keep the order of their
@@ -498,8 +499,7 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
         """Build qrels from columns, one row per judged (question, chunk).
 
         Raises :class:`~contextgrid.core.errors.RowError`, naming the 0-based row,
-        for a missing id or grade, a grade below 0 or the same (question,
-        chunk) twice.
+        for a missing id or grade or the same (question, chunk) twice.
         """
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -518,10 +518,6 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
         if grades.null_count:
             row = _first(pc.is_null(grades).to_numpy(zero_copy_only=False))
             raise RowError(row, _row_text(row, *context), "expected a grade, got none")
-        values = grades.to_numpy()
-        if (values < 0).any():
-            row = _first(values < 0)
-            raise RowError(row, _row_text(row, *context), "expected a grade that is a whole number, 0 or more")
         codes, dictionary, starts = _question_codes(questions)
         repeated = first_repeated_pair(codes, starts, chunks)
         if repeated is not None:

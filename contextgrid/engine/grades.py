@@ -111,7 +111,7 @@ def _running_sums(shape: tuple[int, ...], term: Callable[[int], npt.NDArray[Any]
 
 
 def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
-    """Refuse qrels that are not ``{question: {chunk: grade}}`` with whole grades of 0 or more."""
+    """Refuse qrels that are not ``{question: {chunk: grade}}`` with whole-number grades."""
     if not isinstance(qrels, Mapping):
         raise ContextGridError(
             f"qrels must be a mapping of question id to {{chunk id: grade}}, got {type(qrels).__name__}"
@@ -130,7 +130,7 @@ def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
             if not is_whole(grade):
                 raise ContextGridError(
                     f"qrels for query {question_id!r} give chunk {chunk_id!r} the grade {grade!r}; a grade is a "
-                    "whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"
+                    "whole number (2 fully relevant, 1 partial, 0 or below irrelevant)"
                 )
 
 
@@ -216,14 +216,6 @@ def _lay_out(
     all_ids = list(qrels)
     counts = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=len(all_ids))
     grades = np.fromiter(chain.from_iterable(map(_values, qrels.values())), dtype=np.int64, count=int(counts.sum()))
-    if (grades < 0).any():
-        for question_id, judgements in qrels.items():
-            for chunk_id, grade in judgements.items():
-                if grade < 0:
-                    raise ContextGridError(
-                        f"qrels for query {question_id!r} give chunk {chunk_id!r} the grade {grade!r}; a grade is "
-                        "a whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"
-                    )
     owner = np.repeat(np.arange(len(all_ids)), counts)
     relevant_all = np.bincount(owner, weights=grades > 0, minlength=len(all_ids)).astype(np.int64)
     scored = np.flatnonzero(relevant_all > 0)

@@ -95,10 +95,10 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
 }
 """The trec_eval measures contextgrid has, in the order trec_eval prints them."""
 
+_WHOLE = re.compile("[+-]?[0-9]+")
+
 DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "recip_rank", "P")
 """What ``--trec-eval`` prints without ``-m``: the measures of trec_eval's default set that contextgrid has."""
-
-_SPEC = re.compile(r"^(?P<name>[A-Za-z_]+)(?:\.(?P<cutoffs>[^.]*))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,8 @@ def parse_measures(specs: Sequence[str]) -> tuple[tuple[str, str, int | None], .
     """``-m`` values as ``(printed name, measure, cut-off)``, in trec_eval's printing order, each once.
 
     ``"P.5,10"`` is P at 5 and at 10 (printed ``P_5``, ``P_10``); ``"P"`` alone takes trec_eval's default
-    cut-offs.
+    cut-offs. A cut-off is a whole number of 1 or more: trec_eval's ``atol`` reads ``23.4`` as 23, it is
+    refused here.
 
     Examples
     --------
@@ -123,6 +124,11 @@ def parse_measures(specs: Sequence[str]) -> tuple[tuple[str, str, int | None], .
     ...
     contextgrid.core.errors.ContextGridError: trec_eval measure 'bpref' is not one contextgrid has; it has num_q,
     num_ret, num_rel, num_rel_ret, recip_rank, P, recall, ndcg_cut, map_cut, success
+    >>> parse_measures(["ndcg_cut.10,20,23.4"])
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: trec_eval measure 'ndcg_cut.10,20,23.4': expected each cut-off to be
+    a whole number, as in ndcg_cut.5,10, got '23.4' (trec_eval would read its leading digits alone)
     """
     return tuple((chosen.label, chosen.measure.name, chosen.k) for chosen in _chosen(specs))
 
@@ -130,22 +136,26 @@ def parse_measures(specs: Sequence[str]) -> tuple[tuple[str, str, int | None], .
 def _chosen(specs: Sequence[str]) -> list[_Chosen]:
     chosen: dict[tuple[str, int | None], _Chosen] = {}
     for spec in specs:
-        found = _SPEC.match(spec)
-        measure = TREC_MEASURES.get(found.group("name")) if found is not None else None
-        if found is None or measure is None:
+        # trec_eval's own split: the name ends at the first ".", the cut-offs follow it, separated by ",".
+        name, dot, text = spec.partition(".")
+        measure = TREC_MEASURES.get(name)
+        if measure is None:
+            shown = repr(name) if name == spec else f"{name!r} (in {spec!r})"
             raise ContextGridError(
-                f"trec_eval measure {spec!r} is not one contextgrid has; it has {', '.join(TREC_MEASURES)}"
+                f"trec_eval measure {shown} is not one contextgrid has; it has {', '.join(TREC_MEASURES)}"
             )
-        text = found.group("cutoffs")
-        if text is not None and not measure.default_cutoffs:
+        if dot and not measure.default_cutoffs:
             raise ContextGridError(f"trec_eval measure {measure.name!r} takes no cut-offs, got {spec!r}")
         if not measure.default_cutoffs:
             chosen[(measure.name, None)] = _Chosen(measure.name, measure, None)
             continue
-        parts = measure.default_cutoffs if text is None else text.split(",")
+        parts = text.split(",") if dot else [str(k) for k in measure.default_cutoffs]
         for part in parts:
-            if not str(part).strip().isdigit():
-                raise ContextGridError(f"trec_eval measure {spec!r}: cut-offs must be whole numbers like P.5,10")
+            if _WHOLE.fullmatch(part) is None:
+                raise ContextGridError(
+                    f"trec_eval measure {spec!r}: expected each cut-off to be a whole number, as in "
+                    f"{measure.name}.5,10, got {part!r} (trec_eval would read its leading digits alone)"
+                )
             k = check_k(int(part), function="parse_measures")
             chosen[(measure.name, k)] = _Chosen(f"{measure.name}_{k}", measure, k)
     order = list(TREC_MEASURES)

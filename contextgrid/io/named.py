@@ -95,7 +95,7 @@ def _numbers(column: Any, name: str, *, whole: bool) -> Any:
         fractional |= np.isnan(values) & column.is_valid().to_numpy(zero_copy_only=False)
         if fractional.any():
             row = int(np.argmax(fractional))
-            raise RowError(row, "", f"expected {name} to be {wanted}, got {values[row]!r}")
+            raise RowError(row, "", f"expected {name} to be {wanted}, got {values[row].item()!r}")
         # A whole float past int64 (CSV's 99999999999999999999 is read as a float) would cast to garbage.
         beyond = ~np.isnan(values) & ((values >= 2.0**63) | (values < -(2.0**63)))
         if beyond.any():

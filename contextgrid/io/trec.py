@@ -1,12 +1,24 @@
 """TREC text files: runs as ``qid Q0 docid rank score tag``, qrels as ``qid iter docid grade``.
 
-Lines are read as trec_eval reads them. A line ends at ``\\n``; its fields are
-separated by any run of C ``isspace`` bytes (space, ``\\t``, ``\\r``, ``\\v``,
-``\\f``), whitespace at either end is ignored and blank lines are skipped. Any
-other byte, a non-breaking space included, is part of a field; a leading
-UTF-8 byte order mark is dropped (pyarrow drops it too). A run line has
-exactly 6 fields and a qrels line exactly 4; any other count is refused with
-the line's number.
+Lines are read as trec_eval 10.0 reads them (``get_trec_results.c`` and
+``get_qrels.c``). A line ends at ``\\n``; its fields are separated by any run
+of C ``isspace`` bytes (space, ``\\t``, ``\\r``, ``\\v``, ``\\f``), whitespace
+at either end is ignored and blank lines are skipped. Any other byte, a
+non-breaking space included, is part of a field; a leading UTF-8 byte order
+mark is dropped (pyarrow drops it too).
+
+* A comment line is skipped: in a run, a line whose first byte after any
+  whitespace is ``#``; in qrels, a line whose first byte is ``#``. trec_eval
+  reads a qrels line with ``#`` after leading whitespace as a judged question
+  named ``#...`` (one no run line can answer, as a run line starting with
+  ``#`` is a comment); it is refused here with its line, and so is a file of
+  nothing but comments. Unlike trec_eval 10.0, which reads the second of two
+  qrels comment lines in a row as data, every such line is a comment here.
+* A run line has at least 6 fields: what follows the sixth (``tag``) is
+  ignored, as trec_eval ignores it, unless it holds a carriage return that
+  does not end the line (a file with ``\\r`` line endings, which trec_eval
+  would read as its first line alone). A qrels line has exactly 4 fields.
+  Any other count is refused with the line's number.
 
 As in trec_eval, a run's ``Q0``, ``rank`` and ``tag`` fields are not used, so
 any token is accepted there (``1.0``, ``-``, ``NA``): rows are ranked by
@@ -23,16 +35,18 @@ written plainly:
   signed or not, in any case. ``inf`` ranks first and ``-inf`` last. NaN
   (``nan``, ``nan(...)``) is read, then refused as a score that is not a number;
 * a grade is a whole number in decimal digits with an optional sign (``2``,
-  ``+1``, ``007``); ``1.0`` is refused, as is a grade below 0 (trec_eval's
-  "judged but not in the pool"): a grade here is 0 or more.
+  ``+1``, ``007``, ``-1``); ``1.0`` is refused. A grade below 0 (judged not
+  relevant in several TREC collections) counts as not relevant, exactly as 0
+  does, as in trec_eval's every measure that contextgrid has.
 
 The ids and the number must be UTF-8; the fields that are not used are never
 decoded. Duplicate (question, chunk) pairs are refused with their line.
 
 A file is parsed with pyarrow: as it is when it has one kind of separator
 and no padding (the usual file a tool writes), else once its whitespace runs
-are squeezed to single spaces. Only when that fails is it read again line by
-line in Python, which is the definition of what is accepted: it finds and
+are squeezed to single spaces (and a run's text after its tag is cut);
+comment lines are emptied first. Only when that fails is it read again line
+by line in Python, which is the definition of what is accepted: it finds and
 names the first bad line. Both ways read every file the same (the tests check
 it); should the vectorised one ever refuse a file the line-by-line one
 accepts, the line-by-line columns are used.
@@ -56,7 +70,10 @@ __all__ = ["TrecFormat"]
 
 # What trec_eval's isspace() separates fields on; bytes.split() and bytes.strip() use exactly this set.
 _TO_SPACES = bytes.maketrans(b"\t\r\v\f", b"    ")
-_SPACE, _NEWLINE = ord(" "), ord("\n")
+_SPACE, _NEWLINE, _HASH = ord(" "), ord("\n"), ord("#")
+# The isspace() bytes that do not end a line: what may come before a run comment's "#".
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[list(b" \t\r\v\f")] = True
 # pyarrow's float parser accepts exactly this (checked against it in the tests): strtod without hex.
 _NUMBER = re.compile(
     rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf(?:inity)?|nan(?:\([0-9a-z_]*\))?)", re.IGNORECASE
@@ -86,20 +103,40 @@ def _grade(token: bytes) -> int:
 
 @dataclass(frozen=True)
 class _Layout:
-    """The fields of a line, and the one after ``docid`` that is read: a run's score or a qrels grade."""
+    """The fields of a line, and the one after ``docid`` that is read: a run's score or a qrels grade.
+
+    ``rest_ignored``: the line may go on after its fields (a run's), else it
+    has exactly those. ``indented_comments``: a comment's ``#`` may follow
+    whitespace (a run's), else it is the line's first byte (qrels').
+    """
 
     columns: tuple[str, ...]
     value: str
     kind: str
     parse: Callable[[bytes], float | int]
+    rest_ignored: bool
+    indented_comments: bool
 
     @property
     def described(self) -> str:
-        return f"{len(self.columns)} whitespace-separated columns ({' '.join(self.columns)})"
+        more = f"; any after {self.columns[-1]} are ignored" if self.rest_ignored else ""
+        return f"{len(self.columns)} whitespace-separated columns ({' '.join(self.columns)}{more})"
+
+    def comment(self, raw: bytes) -> bool:
+        """Whether the line ``raw`` is a comment, which is skipped."""
+        return (raw.lstrip() if self.indented_comments else raw).startswith(b"#")
 
 
-RUN = _Layout(("qid", "Q0", "docid", "rank", "score", "tag"), "score", "float64", _score)
-QRELS = _Layout(("qid", "iter", "docid", "grade"), "grade", "int64", _grade)
+RUN = _Layout(("qid", "Q0", "docid", "rank", "score", "tag"), "score", "float64", _score, True, True)
+QRELS = _Layout(("qid", "iter", "docid", "grade"), "grade", "int64", _grade, False, False)
+_INDENTED_HASH = (
+    "expected a comment line to start with '#' (trec_eval reads this line of qrels as a judged question named "
+    "{qid!r}, which no run can answer)"
+)
+_LONE_CR = (
+    "expected the text after the tag to hold no carriage return (\\r) but at the line's end (trec_eval ignores "
+    "what follows the \\r, as a file with \\r line endings would have every line after its first ignored)"
+)
 
 
 def _shown(raw: bytes) -> str:
@@ -110,6 +147,11 @@ def _content(source: Source) -> bytes:
     """The file's bytes without a leading UTF-8 byte order mark, which pyarrow would drop anyway."""
     data = source.data
     return data[len(_BOM) :] if data.startswith(_BOM) else data
+
+
+def _after_fields(raw: bytes, width: int) -> bytes:
+    """What follows the first ``width`` fields of the line ``raw`` (``\\s`` is C's isspace() in a bytes pattern)."""
+    return re.sub(rb"^\s*(?:\S+\s+){%d}\S+" % (width - 1), b"", raw, count=1)
 
 
 def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
@@ -123,10 +165,14 @@ def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
     values: list[float | int] = []
     for number, raw in numbered_lines(data):
         fields = raw.split()
-        if not fields:
+        if not fields or layout.comment(raw):
             continue
-        if len(fields) != width:
+        if fields[0].startswith(b"#"):
+            raise source.error(number, _shown(raw), _INDENTED_HASH.format(qid=_shown(fields[0])))
+        if len(fields) < width or (len(fields) > width and not layout.rest_ignored):
             raise source.error(number, _shown(raw), f"expected {layout.described}, got {len(fields)}")
+        if len(fields) > width and b"\r" in _after_fields(raw, width).rstrip():
+            raise source.error(number, _shown(raw), _LONE_CR)
         ids: list[str] = []
         for position, name in ((0, "qid"), (2, "docid")):
             try:
@@ -143,6 +189,9 @@ def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
         questions.append(ids[0])
         chunks.append(ids[1])
         values.append(value)
+    if not questions:
+        # The file is not blank (Source.require_content): every line that is not is a comment.
+        raise source.error(None, None, f"expected {layout.described} per line, got only comment lines")
     kind = pa.type_for_alias(layout.kind)
     return pa.table(
         {
@@ -151,6 +200,11 @@ def _read_lines(source: Source, data: bytes, layout: _Layout) -> Any:
             layout.value: pa.array(values, kind),
         }
     )
+
+
+def _lone_carriage_return(data: bytes) -> bool:
+    """Whether a ``\\r`` in ``data`` is not followed by ``\\n``."""
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
 def _separator(data: bytes) -> bytes | None:
@@ -164,9 +218,61 @@ def _separator(data: bytes) -> bytes | None:
     separator = b"\t" if b"\t" in data else b" "
     if (separator == b"\t" and b" " in data) or b"\v" in data or b"\f" in data:
         return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+    if _lone_carriage_return(data):
         return None
     return separator
+
+
+def _without(chars: Any, starts: Any, ends: Any) -> Any:
+    """``chars`` less the bytes from each of ``starts`` up to its end in ``ends`` (ranges apart from each other)."""
+    inside = np.zeros(len(chars) + 1, dtype=np.int8)
+    inside[starts] = 1
+    inside[ends] = -1
+    return chars[np.cumsum(inside[:-1], dtype=np.int8) == 0]
+
+
+def _line_ends(newlines: Any, size: int) -> Any:
+    """Where each line ends: its ``\\n``, or the end of the file for a last line without one."""
+    return np.append(newlines, size)
+
+
+def _uncommented(data: bytes, layout: _Layout) -> bytes | None:
+    """``data`` with each comment line emptied (its ``\\n`` kept, so lines keep their numbers), or ``None`` when
+    a qrels line has a ``#`` after leading whitespace (:func:`_read_lines` says why)."""
+    if b"#" not in data:
+        return data
+    chars = np.frombuffer(data, dtype=np.uint8)
+    hashes = np.flatnonzero(chars == _HASH)
+    newlines = np.flatnonzero(chars == _NEWLINE)
+    line = np.searchsorted(newlines, hashes)
+    starts = np.append(0, newlines + 1)[line]
+    # Each such line's first byte that is not whitespace (at the "#" at the latest): a step per byte of indent.
+    first = starts.copy()
+    moving = np.flatnonzero(_BLANK[chars[first]])
+    while moving.size:
+        first[moving] += 1
+        moving = moving[_BLANK[chars[first[moving]]]]
+    comment = first == hashes
+    if not layout.indented_comments and (comment & (starts != hashes)).any():
+        return None
+    if not comment.any():
+        return data
+    return cast(bytes, _without(chars, starts[comment], _line_ends(newlines, len(chars))[line[comment]]).tobytes())
+
+
+def _cut(squeezed: bytes, width: int) -> bytes | None:
+    """``squeezed`` without what follows the ``width``-th field of each line (a run's text after its tag), or
+    ``None`` when no line goes on after it."""
+    chars = np.frombuffer(squeezed, dtype=np.uint8)
+    spaces = np.flatnonzero(chars == _SPACE)
+    newlines = np.flatnonzero(chars == _NEWLINE)
+    line = np.searchsorted(newlines, spaces)
+    # Each space's place among its line's spaces; the one after the width-th field starts what is cut.
+    nth = np.arange(len(spaces)) - np.searchsorted(line, line)
+    cut = nth == width - 1
+    if not cut.any():
+        return None
+    return cast(bytes, _without(chars, spaces[cut], _line_ends(newlines, len(chars))[line[cut]]).tobytes())
 
 
 def _squeezed(data: bytes) -> bytes:
@@ -227,10 +333,18 @@ def _read_columns(data: bytes, layout: _Layout) -> Any | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    uncommented = _uncommented(data, layout)
+    if uncommented is None or not uncommented or uncommented.isspace():
+        return None  # an indented "#" in qrels, or a file of comments alone
+    data = uncommented
     separator = _separator(data)
     table = None if separator is None else _parse(data, separator, layout)
     if table is None:
-        table = _parse(_squeezed(data), b" ", layout)
+        squeezed = _squeezed(data)
+        cut = _cut(squeezed, len(layout.columns)) if layout.rest_ignored else None
+        if cut is not None and _lone_carriage_return(data):
+            return None  # a \r in the text after a tag is refused, one before it is not: the lines tell which
+        table = _parse(squeezed if cut is None else cut, b" ", layout)
     if table is None:
         return None
     if layout.kind == "float64":
@@ -252,17 +366,19 @@ def _read(source: Source, layout: _Layout) -> tuple[Any, Callable[[int], tuple[i
     data = _content(source)
     source.require_content(f"{layout.described} per line")
     table = _read_columns(data, layout)
+    if table is None:
+        table = _read_lines(source, data, layout)
 
     def locate(row: int) -> tuple[int, str]:
-        # Rows are the lines that are not blank, in order.
+        # Rows are the lines that are neither blank nor comments, in order.
         seen = -1
         for number, raw in numbered_lines(data):
-            seen += bool(raw.strip())
+            seen += bool(raw.strip()) and not layout.comment(raw)
             if seen == row:
                 return number, _shown(raw)
         return 0, ""
 
-    return (_read_lines(source, data, layout) if table is None else table), locate
+    return table, locate
 
 
 def _write_lines(lines: Any, out: IO[bytes]) -> None:
