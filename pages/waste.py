@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from contextgrid.io.files import utf8
 from contextgrid.metrics import DEFAULT_KS
 from contextgrid.render.document import configuration_picker, document_html, legend_html, question_layers
 from contextgrid.render.export import figure_html, image_config
@@ -178,9 +179,13 @@ if report.open:
         for sentence in (first_screen.budget(), first_screen.verdict(), first_screen.waste(), first_screen.failures()):
             if sentence:
                 st.markdown(md(sentence))
+        # Built as the tab opens, not as the button is clicked: a report that cannot be built says why here (a
+        # download built on the click fails with nothing shown but the server's log).
+        with st.spinner("Building the report…"):
+            page = _data.guard(lambda: _data.report(source, config, k, baseline), source=source)
         st.download_button(
-            f"Download the report of {config}",
-            lambda: _data.report(source, config, k, baseline),
+            f"Download the report of {md(config)}",
+            utf8(page),
             file_name=f"{config}-report.html",
             mime="text/html",
             key="report",

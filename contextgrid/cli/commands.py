@@ -19,7 +19,18 @@ from contextgrid.io.files import (
     size_text,
 )
 
-__all__ = ["COMMANDS", "Subcommand", "add_limit_options", "limits", "ratio_option", "register_command"]
+__all__ = [
+    "COMMANDS",
+    "REPLACE_HINT",
+    "Subcommand",
+    "add_limit_options",
+    "limits",
+    "ratio_option",
+    "register_command",
+]
+
+REPLACE_HINT = "pass --force to replace it"
+"""What a command that writes a file says of one already there."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,11 +10,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.adapters import chunks_from_haystack, chunks_from_langchain, chunks_from_llamaindex
-from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.commands import REPLACE_HINT, Subcommand, limits
+from contextgrid.core.errors import OutputExistsError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk
 from contextgrid.io import read_documents, write_chunks
 from contextgrid.io.files import Source
+from contextgrid.io.jsonl import MAX_SHOWN_DEPTH, RepeatedKeyError, deep_line, unique_keys
 
 __all__ = ["ADAPTERS", "COMMAND"]
 
@@ -42,10 +44,19 @@ def _dump(path: Path, max_bytes: int, max_ratio: int | None) -> Sequence[Mapping
     """The dump's chunks, read within the limits: one JSON value, so its size is limited, not its lines."""
     source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio)
     source.check_utf8()
+    text = source.data.decode("utf-8")
     try:
-        value = json.loads(source.data.decode("utf-8"))
+        value = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as error:
         raise source.error(error.lineno, None, f"expected a JSON list of chunks ({error.msg})") from None
+    except RepeatedKeyError as error:
+        raise source.error(None, None, f"expected each key once in an object, got {error.key!r} twice") from None
+    except RecursionError:
+        raise source.error(
+            deep_line(text),
+            None,
+            f"expected a JSON list of chunks, got JSON nested too deeply to read (past {MAX_SHOWN_DEPTH} levels)",
+        ) from None
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise source.error(None, None, "expected a JSON list of objects, one per chunk")
     return value
@@ -57,8 +68,9 @@ def _run_import(args: argparse.Namespace) -> int:
     chunks = ADAPTERS[args.framework](_dump(args.dump, args.max_bytes, args.max_ratio), texts, warnings=log)
     for entry in log:
         print(f"contextgrid: warning: {entry}", file=sys.stderr)
-    args.output.mkdir(parents=True, exist_ok=True)
     target = args.output / "chunks.jsonl"
+    if target.exists() and not args.force:
+        raise OutputExistsError(f"{target} already exists; {REPLACE_HINT}")
     write_chunks(chunks, target, overwrite=args.force)
     print(f"wrote {len(chunks)} chunks to {target}")
     return 0

@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.commands import REPLACE_HINT, Subcommand, limits
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import OutputExistsError
+from contextgrid.core.errors import OutputExistsError, OutputFileError
+from contextgrid.io.files import write_output
 from contextgrid.metrics import METRICS
 from contextgrid.render.report import build_report
 
@@ -46,12 +47,15 @@ def _run_report(args: argparse.Namespace) -> int:
     from contextgrid.workspace.manifest import load_workspace
 
     output: Path = args.output
+    # Checked before the report is built, which takes a while; written whole or not at all (write_output).
+    if output.is_dir():
+        raise OutputFileError(f"{output} is a folder; expected the path of a file to write (-o FILE)")
     if output.exists() and not args.force:
-        raise OutputExistsError(f"{output} exists; pass --force to replace it")
+        raise OutputExistsError(f"{output} already exists; {REPLACE_HINT}")
     workspace = load_workspace(args.workspace, **limits(args))
     page = build_report(workspace, args.config, k=args.k, metric=args.metric, baseline=args.baseline)
-    output.write_text(page, encoding="utf-8")
-    print(f"wrote {output} ({len(page.encode()):,} bytes)", file=sys.stdout)
+    written = write_output(output, page, overwrite=args.force, replace_hint=REPLACE_HINT)
+    print(f"wrote {output} ({written:,} bytes)", file=sys.stdout)
     return 0
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "MissingWorkspaceInputError",
     "NameTakenError",
     "OutputExistsError",
+    "OutputFileError",
     "QuestionMismatchError",
     "RowError",
     "UnknownConfigurationError",
@@ -136,3 +137,8 @@ class RowError(ContextGridError):
 
 class OutputExistsError(ContextGridError, FileExistsError):
     """A writer was asked to create a file that already exists, and was not told to overwrite it."""
+
+
+class OutputFileError(ContextGridError, OSError):
+    """A file could not be written (a folder in its place, a full disk, no permission); what was there is left as
+    it was."""

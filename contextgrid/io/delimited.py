@@ -48,8 +48,7 @@ class _Delimited:
                         raise source.error(
                             number,
                             text,
-                            f"expected {width} {self.separator}-separated columns, as in the header, "
-                            f"got {len(record)}",
+                            f"expected {width} {self.separator}-separated columns, as in the header, got {len(record)}",
                         ) from None
             except csv.Error as bad:
                 raise source.error(

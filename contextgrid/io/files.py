@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from contextgrid.core.checks import check_int
-from contextgrid.core.errors import InputFileError, InvalidParameterError, OutputExistsError
+from contextgrid.core.errors import InputFileError, InvalidParameterError, OutputExistsError, OutputFileError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -44,6 +44,8 @@ __all__ = [
     "parse_ratio",
     "parse_size",
     "size_text",
+    "utf8",
+    "write_output",
 ]
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -424,17 +426,44 @@ class Source:
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike[str], *, overwrite: bool) -> Iterator[IO[bytes]]:
-    """A binary file handle whose content replaces ``path`` only once it is completely written.
+def atomic_output(
+    path: str | os.PathLike[str], *, overwrite: bool, replace_hint: str = "pass overwrite=True to replace it"
+) -> Iterator[IO[bytes]]:
+    """A binary file handle whose content replaces ``path`` only once it is completely written: the one way
+    contextgrid writes a file.
 
-    ``.gz`` paths are gzip-compressed. An existing ``path`` is refused unless
-    ``overwrite`` is true.
+    ``.gz`` paths are gzip-compressed. An existing ``path`` is refused
+    (:class:`~contextgrid.core.errors.OutputExistsError`, saying ``replace_hint``: a command says its
+    ``--force``) unless ``overwrite`` is true. The content goes to a temporary file beside ``path``, renamed
+    over it once complete; whatever fails on the way (the caller's code, a full disk) removes the temporary
+    file and leaves ``path`` as it was. A folder in its place, or a file that cannot be written, is an
+    :class:`~contextgrid.core.errors.OutputFileError`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> target = Path(tempfile.mkdtemp()) / "report.html"
+    >>> _ = target.write_text("the old report")
+    >>> try:
+    ...     with atomic_output(target, overwrite=True) as out:
+    ...         _ = out.write(b"half a new rep")
+    ...         raise ValueError("the rest could not be made")
+    ... except ValueError:
+    ...     pass
+    >>> target.read_text(), [path.name for path in target.parent.iterdir()]
+    ('the old report', ['report.html'])
     """
     target = Path(path)
+    if target.is_dir():
+        raise OutputFileError(f"{path} is a folder; expected the path of a file to write")
     if target.exists() and not overwrite:
-        raise OutputExistsError(f"{path} already exists; pass overwrite=True to replace it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        raise OutputExistsError(f"{path} already exists; {replace_hint}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name[:200]}.", suffix=".part", dir=target.parent)
+    except OSError as error:
+        raise OutputFileError(f"cannot write {path}: {error.strerror or error}") from None
     # mkstemp makes the file private (0600); the output should get the permissions any new file gets.
     umask = os.umask(0)
     os.umask(umask)
@@ -447,6 +476,48 @@ def atomic_output(path: str | os.PathLike[str], *, overwrite: bool) -> Iterator[
             else:
                 yield raw
         os.replace(temporary, target)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise OutputFileError(f"cannot write {path}: {error.strerror or error}; it is left as it was") from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, as every output is written; a lone surrogate, which JSON's ``\\ud800`` escape puts in a
+    document and UTF-8 cannot hold, as that escape (encoding would fail on it).
+
+    Examples
+    --------
+    >>> utf8("caf\\u00e9 \\ud800")
+    b'caf\\xc3\\xa9 \\\\ud800'
+    """
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def write_output(
+    path: str | os.PathLike[str],
+    content: str | bytes,
+    *,
+    overwrite: bool,
+    replace_hint: str = "pass overwrite=True to replace it",
+) -> int:
+    """Write ``content`` to ``path`` through :func:`atomic_output`; the number of bytes written.
+
+    Text is written as :func:`utf8` says, encoded before ``path`` is touched.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> target = Path(tempfile.mkdtemp()) / "page.html"
+    >>> write_output(target, "caf\\u00e9 \\ud800", overwrite=False)
+    12
+    >>> target.read_bytes()
+    b'caf\\xc3\\xa9 \\\\ud800'
+    """
+    data = content if isinstance(content, bytes) else utf8(content)
+    with atomic_output(path, overwrite=overwrite, replace_hint=replace_hint) as out:
+        out.write(data)
+    return len(data)

@@ -15,7 +15,7 @@ from typing import IO, Any, ClassVar
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.io.files import Source
 from contextgrid.io.formats import FORMATS
-from contextgrid.io.jsonl import MAX_SHOWN_DEPTH, deep_line
+from contextgrid.io.jsonl import MAX_SHOWN_DEPTH, deep_line, lone_surrogate, surrogate_message
 
 __all__ = ["JsonFormat"]
 
@@ -41,6 +41,8 @@ def _load(source: Source, expected: str) -> _Pairs:
         ) from None
     if not isinstance(value, _Pairs):
         raise source.error(None, json.dumps(value)[:200], f"expected {expected} at the top level")
+    if "\\u" in text and (found := lone_surrogate(value)) is not None:
+        raise source.error(None, None, surrogate_message(expected, found))
     return value
 
 
@@ -128,11 +130,12 @@ class JsonFormat:
                 raise source.error(None, f"{question!r}: {_shown(judgements)}", f"expected {expected}")
             _refuse_repeats(source, judgements, question)
             for chunk, grade in judgements:
-                if not _is_number(grade, whole=True):
+                if not _is_number(grade, whole=True) or grade < 0:
                     raise source.error(
                         None,
                         _shown(grade),
-                        f"expected a grade (a whole number that fits in 64 bits) for {_where(question, chunk)}",
+                        "expected a grade (a whole number that fits in 64 bits, 0 or more) for "
+                        f"{_where(question, chunk)}",
                     )
                 questions.append(question)
                 chunks.append(chunk)

@@ -22,7 +22,16 @@ from contextgrid.io.files import Source
 from contextgrid.io.formats import FORMATS
 from contextgrid.io.named import ALIASES, qrels_from_named, run_from_named
 
-__all__ = ["MAX_SHOWN_DEPTH", "JsonlFormat", "RepeatedKeyError", "deep_line", "json_objects", "unique_keys"]
+__all__ = [
+    "MAX_SHOWN_DEPTH",
+    "JsonlFormat",
+    "RepeatedKeyError",
+    "deep_line",
+    "json_objects",
+    "lone_surrogate",
+    "surrogate_message",
+    "unique_keys",
+]
 
 EXPECTED = "a JSON object per line"
 
@@ -73,6 +82,39 @@ def deep_line(text: str, depth: int = MAX_SHOWN_DEPTH) -> int | None:
     return None
 
 
+def lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in the strings (keys included) of parsed JSON ``value``, if any: JSON's
+    ``\\ud800`` escape gives one, which is half a character, and which UTF-8, pyarrow and every output refuse.
+
+    Examples
+    --------
+    >>> lone_surrogate(json.loads('{"a": ["ok \\\\ud83d\\\\ude00", "half \\\\ud800"]}'))
+    '\\ud800'
+    >>> lone_surrogate({"a": "fine"}) is None
+    True
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return value[error.start]
+        return None
+    items = (*value.keys(), *value.values()) if isinstance(value, dict) else value
+    for item in items if isinstance(items, (list, tuple)) else ():
+        found = lone_surrogate(item)
+        if found is not None:
+            return found
+    return None
+
+
+def surrogate_message(expected: str, found: str) -> str:
+    """What a reader says of a lone surrogate ``found`` where it expected ``expected``."""
+    return (
+        f"expected {expected}, got the escape of half a character, \\u{ord(found):04x} (a lone surrogate), "
+        "which no text can hold"
+    )
+
+
 def json_objects(source: Source, expected: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """(line number, line, object) for every non-blank line, refusing one that is not a JSON object, that gives a
     key twice or that nests too deeply for the parser."""
@@ -90,6 +132,9 @@ def json_objects(source: Source, expected: str) -> Iterator[tuple[int, str, dict
             ) from None
         if not isinstance(value, dict):
             raise source.error(number, line, f"expected {expected}, got a JSON {type(value).__name__}")
+        # Only a line with an escape can hold a surrogate: the common line is not walked.
+        if "\\u" in line and (found := lone_surrogate(value)) is not None:
+            raise source.error(number, line, surrogate_message(expected, found))
         yield number, line, value
 
 
