@@ -1,15 +1,23 @@
 from __future__ import annotations
 
+import getpass
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 import contextgrid as cg
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+
+# Hypothesis keeps the examples that failed (to try them first next time) and a cache of the code's constants: in
+# the system's temporary folder, not its default .hypothesis/ in the checkout (tests write only under a temporary
+# folder).
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"contextgrid-hypothesis-{getpass.getuser()}")
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
