@@ -85,7 +85,7 @@ def test_each_view_runs_only_when_its_tab_is_open(swept: Path) -> None:
     assert not app.exception, [e.value for e in app.exception]
     assert chart_titles(app) == []
     assert [button.label for button in app.get("download_button")] == [
-        f"Download the report of {cg.load_workspace(swept).names[0]}"
+        f"Download the report of {md(cg.load_workspace(swept).names[0])}"
     ]
     # The report's first screen, as the report words it.
     summary = configuration_summary(cg.load_workspace(swept), first, k=3)
