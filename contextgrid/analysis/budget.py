@@ -34,7 +34,7 @@ from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.engine.scoring import ranked_grades
-from contextgrid.evidence.run_waste import ranked_evidence, union_contributions
+from contextgrid.evidence.run_waste import GoldColumns, ranked_evidence, union_contributions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -185,7 +185,7 @@ def _sum(item: IntArray, values: IntArray, n: int) -> IntArray:
 
 
 def budget_rows(
-    items: Iterable[EvalItem],
+    items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
     chunks: Mapping[str, Chunk] | Iterable[Chunk],
     *,
@@ -196,9 +196,11 @@ def budget_rows(
 
     Parameters
     ----------
-    items : iterable of EvalItem
+    items : iterable of EvalItem, or GoldColumns
         The questions; only those with gold evidence graded above 0 are kept
-        (the questions every curve is averaged over).
+        (the questions every curve is averaged over). Many runs against the
+        same questions merge their gold once with
+        :func:`~contextgrid.evidence.run_waste.gold_columns`.
     run : mapping
         ``{question_id: [chunk_id, ...]}`` best first (a :class:`~contextgrid.data.tables.RunTable` too),
         taken whole, however deep.

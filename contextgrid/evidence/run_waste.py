@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "GoldColumns",
     "RankedEvidence",
     "coverage_by_configuration",
     "coverage_by_rank",
+    "gold_columns",
     "question_waste",
     "ranked_evidence",
     "retrieved_table",
@@ -145,8 +147,49 @@ class RankedEvidence:
     part_end: IntArray
 
 
+@dataclass(frozen=True, slots=True)
+class GoldColumns:
+    """The resolved questions' merged gold as columns: computed once, shared by every run measured against it.
+
+    ``items`` are the questions with gold graded above 0, in the order given; ``spans`` their merged gold
+    intervals, ``item`` each interval's question (a position in ``items``), ``start``/``end`` its bounds and
+    ``total`` each question's gold characters.
+    """
+
+    items: tuple[EvalItem, ...]
+    ids: pd.Index
+    spans: list[Span]
+    item: IntArray
+    start: IntArray
+    end: IntArray
+    total: IntArray
+
+
+def gold_columns(items: Iterable[EvalItem], function: str = "gold_columns") -> GoldColumns:
+    """The merged gold of the questions of ``items`` that have any (graded above 0), as :class:`GoldColumns`.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> gold = (cg.GoldSpan(cg.Span("d", 0, 10)), cg.GoldSpan(cg.Span("d", 5, 20)), cg.GoldSpan(cg.Span("e", 0, 4)))
+    >>> found = gold_columns([cg.EvalItem(id="q1", question="?", gold=gold), cg.EvalItem(id="q2", question="?")])
+    >>> [item.id for item in found.items], found.total.tolist(), len(found.spans)
+    (['q1'], [24], 2)
+    """
+    import pandas as pd
+
+    resolved = tuple(item for item in checked_items(items, function=function) if gold_spans(item))
+    merged = [union(gold_spans(item)) for item in resolved]
+    item = np.repeat(np.arange(len(resolved), dtype=np.int64), [len(spans) for spans in merged])
+    spans = [span for question in merged for span in question]
+    start = np.array([span.start for span in spans], dtype=np.int64)
+    end = np.array([span.end for span in spans], dtype=np.int64)
+    total = np.bincount(item, weights=end - start, minlength=len(resolved)).astype(np.int64)
+    return GoldColumns(resolved, pd.Index([entry.id for entry in resolved]), spans, item, start, end, total)
+
+
 def ranked_evidence(
-    items: Iterable[EvalItem],
+    items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
     chunks: Mapping[str, Chunk] | Iterable[Chunk],
     k: int,
@@ -154,7 +197,8 @@ def ranked_evidence(
 ) -> RankedEvidence:
     """The alignment of a run's top ``k`` with the resolved gold, as columns (see :class:`RankedEvidence`).
 
-    Same arguments as :func:`retrieved_table`; ``function`` names the caller in errors.
+    Same arguments as :func:`retrieved_table`, and ``items`` may be :func:`gold_columns`' record, so that many
+    runs measured against the same questions merge their gold once; ``function`` names the caller in errors.
 
     Examples
     --------
@@ -168,17 +212,11 @@ def ranked_evidence(
     import pandas as pd
 
     cutoff = check_k(k, function=function)
-    resolved = tuple(item for item in checked_items(items, function=function) if gold_spans(item))
-    ids = pd.Index([item.id for item in resolved])
+    gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
+    resolved, ids = gold.items, gold.ids
     columns = _chunk_columns(chunks, function)
     n_items, n_chunks = len(resolved), len(columns.ids)
-
-    gold = [union(gold_spans(item)) for item in resolved]
-    gold_item = np.repeat(np.arange(n_items, dtype=np.int64), [len(spans) for spans in gold])
-    gold_list = [span for spans in gold for span in spans]
-    gold_start = np.array([span.start for span in gold_list], dtype=np.int64)
-    gold_end = np.array([span.end for span in gold_list], dtype=np.int64)
-    gold_total = np.bincount(gold_item, weights=gold_end - gold_start, minlength=n_items).astype(np.int64)
+    gold_item, gold_list, gold_start, gold_end, gold_total = gold.item, gold.spans, gold.start, gold.end, gold.total
 
     questions, chunk_ids, ranks = _run_rows(run, cutoff)
     item = ids.get_indexer(pd.Index(questions)).astype(np.int64) if len(questions) else np.zeros(0, dtype=np.int64)

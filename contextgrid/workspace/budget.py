@@ -24,6 +24,7 @@ from contextgrid.analysis.budget_verdict import BudgetVerdict, budget_verdict, p
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.checks import check_int
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
+from contextgrid.evidence.run_waste import gold_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -154,7 +155,8 @@ def budget_curves(
             "budget needs documents, questions and chunks in the workspace (a sweep writes all three)"
         )
     check_int(points, function="budget_curves", parameter="points", minimum=1)
-    items, _ = workspace.resolved
+    # The questions' gold merged once, for every configuration.
+    items = gold_columns(workspace.resolved[0], "budget_curves")
     rows = {
         name: budget_rows(
             items, workspace.run(name), workspace.chunks(name), qrels=workspace.qrels(name), tokenizer=tokenizer
