@@ -1,5 +1,11 @@
 """`contextgrid evaluate` for trec_eval's users: its command line, its names, its averaging; metric@k names,
-layouts, per-question tables with means, and the counts behind every mean."""
+layouts, per-question tables with means, and the counts behind every mean.
+
+tests/trec_files/ holds a qrels and a run made by hand with what trec_eval 10.0's own test files exercise
+(comment lines, text after a run's tag, negative grades, unjudged chunks, ties, tabs and padding); the
+``--trec-eval`` lines for them are checked against pytrec_eval (trec_eval's C code, run in-process on the same
+data) and against values worked out by hand.
+"""
 
 from __future__ import annotations
 
@@ -87,7 +93,11 @@ def test_default_measures_are_trec_evals_official_ones_that_contextgrid_has(
 
 qrels_strategy = st.dictionaries(
     st.sampled_from([f"q{i}" for i in range(6)]),
-    st.dictionaries(st.sampled_from([f"c{i}" for i in range(12)]), st.integers(0, 3), min_size=1, max_size=6),
+    # Negative grades too: judged and not relevant, in trec_eval as here. trec_eval cannot score a question whose
+    # every grade is negative ("Can't calculate measure"; pytrec_eval crashes), so each has one of 0 or more.
+    st.dictionaries(st.sampled_from([f"c{i}" for i in range(12)]), st.integers(-2, 3), min_size=1, max_size=6).filter(
+        lambda judged: max(judged.values()) >= 0
+    ),
     min_size=1,
     max_size=6,
 )
@@ -182,3 +192,134 @@ def test_help_states_the_averaging_rules(capsys: pytest.CaptureFixture[str]) -> 
     flat = " ".join(out.split())
     assert "averaged as trec_eval averages" in flat
     assert "-c is the nearest trec_eval comes to that rule" in flat
+
+
+def test_a_cut_off_that_is_not_whole_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, run = write_files(tmp_path, QRELS, RUN)
+    status, out, err = run_main(capsys, "evaluate", "--trec-eval", "-m", "ndcg_cut.10,20,23.4", qrels, run)
+    assert (status, out) == (2, "")
+    assert err == (
+        "contextgrid: error: trec_eval measure 'ndcg_cut.10,20,23.4': expected each cut-off to be a whole number, "
+        "as in ndcg_cut.5,10, got '23.4' (trec_eval would read its leading digits alone)\n"
+    )
+    status, _, err = run_main(capsys, "evaluate", "--trec-eval", "-m", "bpref.5", qrels, run)
+    assert status == 2
+    assert "trec_eval measure 'bpref' (in 'bpref.5') is not one contextgrid has" in err
+
+
+# --- trec_eval's features, on files made by hand --------------------------------------------------------------------
+
+FILES = Path(__file__).parent / "trec_files"
+FEATURES = ("qrels.features", "results.features")
+EVERY_MEASURE = ["num_q", "num_ret", "num_rel", "num_rel_ret", "recip_rank", "P", "recall", "ndcg_cut", "map_cut"]
+EVERY_MEASURE += ["success"]
+
+
+def trec_eval_rows(path: Path, width: int) -> list[list[str]]:
+    """The fields of ``path``'s data lines as trec_eval 10.0 reads them (get_qrels.c, get_trec_results.c): a line
+    whose first byte is "#" is a comment in qrels (width 4), one whose first byte after whitespace is in a run
+    (width 6), where whatever follows the sixth field is ignored."""
+    rows = []
+    for line in path.read_text().split("\n"):
+        comment = (line.lstrip() if width == 6 else line).startswith("#")
+        if line.split() and not comment:
+            rows.append(line.split()[:width])
+    return rows
+
+
+def trec_eval_inputs(qrels: Path, run: Path) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    judged: dict[str, dict[str, int]] = {}
+    for question, _, chunk, grade in trec_eval_rows(qrels, 4):
+        judged.setdefault(question, {})[chunk] = int(grade)
+    scores: dict[str, dict[str, float]] = {}
+    for question, _, chunk, _, score, _ in trec_eval_rows(run, 6):
+        scores.setdefault(question, {})[chunk] = float(score)
+    return judged, scores
+
+
+def cli_lines(capsys: pytest.CaptureFixture[str], qrels: Path, run: Path, *options: str) -> list[str]:
+    """``contextgrid evaluate --trec-eval OPTIONS QRELS RUN``, with trec_eval's file names (no suffix to go by)."""
+    argv = ["evaluate", "--trec-eval", "--qrels-format", "trec", "--run-format", "trec", *options, str(qrels), str(run)]
+    status, out, err = run_main(capsys, *argv)
+    assert (status, err) == (0, "")
+    return out.splitlines()
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_hand_made_files_score_as_pytrec_eval_scores_them(capsys: pytest.CaptureFixture[str], complete: bool) -> None:
+    qrels, run = (FILES / name for name in FEATURES)
+    options = ["-q", *(["-c"] if complete else []), *(arg for m in EVERY_MEASURE for arg in ("-m", m))]
+    ours = [line.split("\t") for line in cli_lines(capsys, qrels, run, *options)]
+    judged, scores = trec_eval_inputs(qrels, run)
+    names = [label for label, _, _ in parse_measures(EVERY_MEASURE)]
+    # The same measures with trec_eval's default cut-offs; num_q is counted here, not asked of pytrec_eval.
+    theirs = pytrec_eval.RelevanceEvaluator(judged, set(EVERY_MEASURE) - {"num_q"}).evaluate(scores)
+    evaluated = sorted(set(judged) if complete else set(judged) & set(scores))
+    assert evaluated == (["401", "402", "403", "404"] if complete else ["401", "402", "403"])
+    expected = []
+    for question in evaluated:
+        for name in names[1:]:
+            # trec_eval leaves a question without a run out of pytrec_eval's answer; -c scores it 0 (its relevant
+            # chunks still counted in num_rel).
+            value = theirs.get(question, {}).get(name, 0.0)
+            if name == "num_rel" and question not in theirs:
+                value = sum(grade > 0 for grade in judged[question].values())
+            expected.append(trec_line(name, question, value).split("\t"))
+    assert ours[: len(expected)] == expected
+    means = ours[len(expected) :]
+    assert means[0] == trec_line("num_q", "all", len(evaluated)).split("\t")
+    for (label, question, shown), name in zip(means[1:], names[1:], strict=True):
+        assert (label.strip(), question) == (name, "all")
+        column = [float(row[2]) for row in ours[: len(expected)] if row[0].strip() == name]
+        if name.startswith("num_"):
+            assert float(shown) == sum(column)
+        else:
+            per_question = [theirs.get(q, {}).get(name, 0.0) for q in evaluated]
+            assert abs(float(shown) - math.fsum(per_question) / len(per_question)) <= 0.5e-4 + 1e-12
+
+
+def test_hand_made_files_score_what_is_worked_out_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    measures = ["num_ret", "num_rel", "num_rel_ret", "recip_rank", "P.5", "recall.5", "ndcg_cut.5", "map_cut.5"]
+    measures += ["success.1,5", "num_q"]
+    lines = cli_lines(capsys, *(FILES / name for name in FEATURES), "-q", *(a for m in measures for a in ("-m", m)))
+    log2 = math.log2
+    # 401 ranks d3 (0) and d1 (2) tied at 9.5, d3 first (docid descending), then x1 (unjudged), d4 (-1), d2 (1),
+    # d#6 (-2), x2: relevant d1 at rank 2 and d2 at 5 of d1, d2, d5 (grades 2, 1, 1).
+    # 402 ranks e2 (-1), e3 (3), x3: relevant e3 at rank 2 of e1, e3 (grades 1, 3). 403 (f2 0, f1 -2) has no
+    # relevant chunk: every measure 0. 404 is judged, not in the run; 405 is in the run, not judged: both out.
+    ndcg_401 = (2 / log2(3) + 1 / log2(6)) / (2 + 1 / log2(3) + 1 / log2(4))
+    ndcg_402 = (3 / log2(3)) / (3 + 1 / log2(3))
+    names = ["num_ret", "num_rel", "num_rel_ret", "recip_rank", "P_5", "recall_5", "ndcg_cut_5", "map_cut_5"]
+    names += ["success_1", "success_5"]
+    expected = {
+        "401": [7, 3, 2, 1 / 2, 2 / 5, 2 / 3, ndcg_401, (1 / 2 + 2 / 5) / 3, 0, 1],
+        "402": [3, 2, 1, 1 / 2, 1 / 5, 1 / 2, ndcg_402, (1 / 2) / 2, 0, 1],
+        "403": [2, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    }
+    wanted = [trec_line(n, q, v) for q, values in expected.items() for n, v in zip(names, values, strict=True)]
+    means = [
+        sum(column) / 3 if not name.startswith("num_") else sum(column)
+        for name, column in zip(names, zip(*expected.values(), strict=True), strict=True)
+    ]
+    wanted += [trec_line("num_q", "all", 3)] + [trec_line(n, "all", v) for n, v in zip(names, means, strict=True)]
+    assert lines == wanted
+
+
+def test_comments_text_after_the_tag_and_negative_grades_change_no_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels, run = (FILES / name for name in FEATURES)
+    # The same judgements and ranking without any of it: no comment line, six fields a line, 0 for every grade
+    # below 0.
+    plain_qrels, plain_run = tmp_path / "plain.qrels", tmp_path / "plain.trec"
+    plain_qrels.write_text("".join(f"{q} 0 {c} {max(int(g), 0)}\n" for q, _, c, g in trec_eval_rows(qrels, 4)))
+    plain_run.write_text("".join(" ".join(row) + "\n" for row in trec_eval_rows(run, 6)))
+    assert "#" not in plain_qrels.read_text().replace("d#6", "")
+    assert "-" not in plain_qrels.read_text()
+    for options in ([], ["-q"], ["-q", "-c"]):
+        every = [*options, *(arg for m in EVERY_MEASURE for arg in ("-m", m))]
+        assert cli_lines(capsys, qrels, run, *every) == cli_lines(capsys, plain_qrels, plain_run, *every)
+    # A comment is no question: three judged questions in the run, not a fourth named "#".
+    lines = cli_lines(capsys, qrels, run, "-q", "-m", "num_q", "-m", "num_rel")
+    assert [line.split("\t")[1] for line in lines] == ["401", "402", "403", "all", "all"]
+    assert lines[-2] == trec_line("num_q", "all", 3)
