@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from browsing import new_page, serving, settled, shot, upload
@@ -141,3 +141,52 @@ def test_a_stopped_server_leaves_no_upload_behind(page: Page, tmp_path: Path) ->
         expect(page.get_by_test_id("stDataFrame")).to_contain_text("a")
         assert len(list((tmp_path / "tmp").rglob("a.trec"))) == 1
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+# A configuration name that markdown would draw as an image (fetched from LEAK by every visitor's browser), LaTeX,
+# bold and red text, and HTML (issue #34, item 5).
+LEAK = "http://127.0.0.1:9/leak.png"
+HOSTILE = f"![i]({LEAK})$x^{{2}}$**B**:red[R]<b>H</b>"
+PAGES = {
+    "Overview": {},
+    "Questions": {},
+    "Compare": {"compare_view": "A against B"},
+    "Context waste": {"waste_view": "Report"},
+}
+
+
+def test_a_hostile_configuration_name_is_shown_as_written_on_every_page(
+    server: str, page: Page, allowed: Path, tmp_path: Path
+) -> None:
+    import json
+
+    import corpora
+
+    folder = corpora.swept(allowed / "hostile-ws", sizes=[80, 200], overlap=20)
+    manifest = (folder / "contextgrid.toml").read_text()
+    for number, name in enumerate(("bm25-fixed_chars-80-20", "bm25-fixed_chars-200-20")):
+        manifest = manifest.replace(f'name = "{name}"', f"name = {json.dumps(HOSTILE + str(number))}")
+    (folder / "contextgrid.toml").write_text(manifest)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    for title, query in PAGES.items():
+        page.goto(f"{server}/?{urlencode({'source': 'folder', 'workspace': str(folder), **query})}")
+        settled(page)
+        if title != "Overview":
+            page.get_by_test_id("stSidebarNav").get_by_text(title).click()
+            settled(page)
+        expect(page.locator("[data-testid='stException']")).to_have_count(0)
+        main = page.get_by_test_id("stMain")
+        expect(main.locator(f"img[src='{LEAK}']")).to_have_count(0)
+        expect(main.locator(".katex")).to_have_count(0)
+        expect(main.locator("strong", has_text="B")).to_have_count(0)
+        expect(main.locator("b", has_text="H")).to_have_count(0)
+        expect(main.locator("[class*='red'], span[style*='red']", has_text="R")).to_have_count(0)
+        shot(page, f"security-hostile-name-{title.lower().replace(' ', '-')}", tmp_path)
+    assert [url for url in requested if url.startswith(LEAK)] == []
+    # The name is on the page as written, where a page draws it in markdown (Compare's headings).
+    page.goto(f"{server}/?{urlencode({'source': 'folder', 'workspace': str(folder), 'compare_view': 'A against B'})}")
+    settled(page)
+    page.get_by_test_id("stSidebarNav").get_by_text("Compare").click()
+    settled(page)
+    expect(page.get_by_test_id("stMain").get_by_text(f"Where {HOSTILE}0 gained most")).to_have_count(1)
