@@ -559,10 +559,10 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
         grades: list[int] = []
         for question, judgements in qrels.items():
             for chunk, value in judgements.items():
-                if not is_whole(value, minimum=0):
+                if not is_whole(value):
                     raise ContextGridError(
                         f"qrels for query {question!r} give chunk {chunk!r} the grade {value!r}; a grade is a "
-                        "whole number, 0 or more (2 fully relevant, 1 partial, 0 irrelevant)"
+                        "whole number (2 fully relevant, 1 partial, 0 or below irrelevant)"
                     )
                 questions.append(question)
                 chunks.append(chunk)
