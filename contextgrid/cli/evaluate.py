@@ -15,7 +15,7 @@ from pathlib import Path
 
 from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.cli.progress import FileProgress, file_size
-from contextgrid.cli.tables import FORMATS, ScoreTable
+from contextgrid.cli.tables import FORMATS, ScoreTable, printable
 from contextgrid.core.checks import check_ks
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
@@ -126,7 +126,7 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
 
 def _report(log: WarningLog) -> None:
     for entry in log:
-        print(f"contextgrid: warning: {entry}", file=sys.stderr)
+        print(f"contextgrid: warning: {printable(str(entry))}", file=sys.stderr)
 
 
 def _score_table(names: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> ScoreTable:
@@ -308,7 +308,7 @@ def _run_trec_eval(args: argparse.Namespace) -> int:
     qrels, runs = _read_files(args)
     (run,) = runs.values()
     for line in trec_eval_lines(qrels, run, measures, per_query=args.per_query, complete=args.complete):
-        print(line)
+        print(printable(line))
     return 0
 
 
@@ -331,10 +331,10 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     FORMATS[args.format](table, sys.stdout)
     lines = _count_lines(counts, "configuration" if args.workspace is not None else "run")
     if args.format == "table":
-        print("\n" + "\n".join(lines))
+        print("\n" + printable("\n".join(lines)))
     elif any(count.unanswered or count.not_judged for count in counts.values()):
         for line in lines:
-            print(f"contextgrid: note: {line}", file=sys.stderr)
+            print(f"contextgrid: note: {printable(line)}", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,7 @@ from typing import NoReturn
 from contextgrid import __version__
 from contextgrid.cli import answers, app, budget, compare, diagnose, evaluate, import_chunks, report, sweep
 from contextgrid.cli.commands import COMMANDS, add_limit_options, register_command
+from contextgrid.cli.tables import printable
 from contextgrid.core.errors import ContextGridError
 
 __all__ = [
@@ -62,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"contextgrid: error: {message}", file=sys.stderr)
+    # A message quotes names and text from files: their control characters are shown, not sent to the terminal.
+    print(f"contextgrid: error: {printable(message)}", file=sys.stderr)
     return 2
 
 

@@ -4,13 +4,29 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
 from contextgrid.core.errors import ContextGridError, NameTakenError
 
-__all__ = ["FORMATS", "Formatter", "ScoreTable", "register_format"]
+__all__ = ["FORMATS", "Formatter", "ScoreTable", "printable", "register_format"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but tab and line feed written as its escape (``\\x1b``), and the
+    invisible characters that reorder or hide text (``\\u202e``): a name from a file cannot clear the terminal,
+    retitle it or show itself reversed.
+
+    Examples
+    --------
+    >>> printable("bm25\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil")
+    'bm25\\\\x1b]0;pwned\\\\x07\\\\x1b[2J\\\\u202eevil'
+    """
+    return _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +92,12 @@ def _cell(value: float | None) -> str:
 def _write_table(grid: ScoreTable, stream: TextIO) -> None:
     """Aligned columns for reading, scores to 4 decimals (csv and json keep every digit)."""
     cells = [[_cell(value) for value in row] for row in grid.values]
-    label_width = max(map(len, (grid.corner, *grid.rows)))
-    widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(grid.columns)]
+    rows, columns = [printable(row) for row in (grid.corner, *grid.rows)], [printable(c) for c in grid.columns]
+    label_width = max(map(len, rows))
+    widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(columns)]
     lines = [
         "  ".join([label.ljust(label_width), *(cell.rjust(width) for cell, width in zip(row, widths, strict=True))])
-        for label, row in zip((grid.corner, *grid.rows), (list(grid.columns), *cells), strict=True)
+        for label, row in zip(rows, (columns, *cells), strict=True)
     ]
     stream.write("\n".join(lines) + "\n")
 
