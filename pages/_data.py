@@ -146,6 +146,16 @@ def guard(action: Callable[[], T], *, source: Source | None = None) -> T:
         st.stop()
 
 
+def attempt(action: Callable[[], T], *, source: Source | None = None) -> T | None:
+    """Run ``action``; on bad input show the error as a message and return ``None``, so that the rest of the page
+    still draws (:func:`guard` stops the page)."""
+    try:
+        return action()
+    except ContextGridError as error:
+        st.error(md(shown(error, source)), icon=":material/error:")
+        return None
+
+
 def usable_workspace(given: Source | Snapshot) -> Workspace:
     """The configurations of ``given`` that could be read, once scored; those that could not are listed above
     the page with their errors (every page shows the rest). Stops the page when none could be read."""

@@ -77,14 +77,16 @@ if pair_view.open:
                 with st.expander(md(f"{count} from {start} to {end}")):
                     st.dataframe(_data.questions_by_id(source, ids), width="stretch")
             st.subheader("At an equal context budget")
-            parted, ahead = _data.guard(lambda: _data.budget_parting(source, a, b), source=source)
-            budgets = _data.budget_curves(source).budgets
-            st.markdown(md(parting_sentence(a, b, parted, ahead, budgets)))
-            st.plotly_chart(
-                budget_pair_plot(_data.budget_means(source), a, b, parting=parted, params=_data.parameters(source)),
-                theme=None,
-                config=image_config(f"budget-{a}-against-{b}"),
-            )
+            parting = _data.attempt(lambda: _data.budget_parting(source, a, b), source=source)
+            if parting is not None:
+                parted, ahead = parting
+                budgets = _data.budget_curves(source).budgets
+                st.markdown(md(parting_sentence(a, b, parted, ahead, budgets)))
+                st.plotly_chart(
+                    budget_pair_plot(_data.budget_means(source), a, b, parting=parted, params=_data.parameters(source)),
+                    theme=None,
+                    config=image_config(f"budget-{a}-against-{b}"),
+                )
         moved = list(changes[changes["outcome"] != "tie"].index[:20])
         if moved:
             opened = st.selectbox("Open a changed question in the drill-down", moved)

@@ -43,16 +43,15 @@ if lacking:
         f"no {md(', no '.join(lacking))}. The metric@k grid below compares configurations at an equal number of "
         "chunks, which favours big chunks."
     )
+elif (budget_means := _data.attempt(lambda: _data.budget_means(at), source=source)) is None:
+    # A file the budget cannot use (chunks that do not match a run) is said above; the grid still draws.
+    verdict_line = None
 else:
     # Filled once the figure and the grid are drawn: the paired tests take longest, and the figure needs none.
     verdict_line = st.empty()
     verdict_line.caption("Testing the best configuration at each budget against the runner-up …")
     st.plotly_chart(
-        budget_plot(
-            _data.guard(lambda: _data.budget_means(at), source=source),
-            _data.budget_frontier(at),
-            _data.parameters(at),
-        ),
+        budget_plot(budget_means, _data.budget_frontier(at), _data.parameters(at)),
         theme=None,
         config=image_config("evidence-at-equal-budgets"),
     )

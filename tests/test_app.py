@@ -327,7 +327,12 @@ def test_every_page_renders_on_uploaded_files() -> None:
     overview = AppTest.from_file(str(ROOT / "pages" / "overview.py"), default_timeout=120)
     overview.session_state["root"] = source
     shown = overview.run().dataframe[0].value
-    assert shown.loc[first].to_dict() == pytest.approx(sample_scores(first), abs=0, rel=0)
+    expected = sample_scores(first)
+    # The grid's first two metrics, as at first on any source.
+    assert list(shown.columns) == [label for label in expected if label.split("@")[0] in BUILTIN_METRICS[:2]]
+    assert shown.loc[first].to_dict() == pytest.approx(
+        {label: expected[label] for label in shown.columns}, abs=0, rel=0
+    )
     folder.remove()
 
 
@@ -485,3 +490,31 @@ def test_compare_shows_both_curves_at_an_equal_budget_and_where_they_part() -> N
         assert trace["x"] == list(curves.budgets)
         assert trace["y"] == means.xs(name, level="config")["evidence_recall"].tolist()
     assert [shape["x0"] for shape in figure["layout"].get("shapes", [])] == ([] if parted is None else [parted])
+
+
+def test_overview_says_why_the_budget_cannot_be_measured_and_still_draws_the_grid(tmp_path: Path) -> None:
+    import json
+
+    workspace = load_workspace(SAMPLE)
+    first = workspace.config(workspace.names[0])
+    other = next(
+        workspace.config(name).chunks for name in workspace.names if workspace.config(name).chunks != first.chunks
+    )
+    kept, swapped = [], False
+    for line in (SAMPLE / "contextgrid.toml").read_text().splitlines():
+        key, _, value = line.partition(" = ")
+        if key in {"documents", "questions", "run", "qrels", "answers", "chunks"}:
+            path = SAMPLE / json.loads(value)
+            if key == "chunks" and not swapped:
+                # The first configuration's run against another chunking's chunks.
+                path, swapped = Path(str(other)), True
+            line = f'{key} = "{path}"'
+        kept.append(line)
+    (tmp_path / "contextgrid.toml").write_text("\n".join(kept) + "\n")
+    app = start(source="folder", workspace=str(tmp_path))
+    assert not app.exception
+    [error] = [element.value for element in app.error]
+    assert "budget\\_rows\\: the run for question" in error
+    assert "must come from the same chunking" in error
+    assert len(app.dataframe[0].value) == len(workspace.names)  # the grid is still drawn
+    assert not figures(app)
