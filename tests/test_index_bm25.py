@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -206,3 +209,30 @@ def test_bad_parameters_and_chunks_are_refused_with_the_value_named() -> None:
         BM25Index.from_chunks(chunks).search("apple", 0)
     with pytest.raises(cg.InvalidParameterError, match=r"'query' parameter of BM25Index.search must be a str"):
         BM25Index.from_chunks(chunks).search(["apple"], 1)  # type: ignore[arg-type]
+
+
+def test_scores_are_the_same_to_the_last_digit_whatever_the_hash_seed() -> None:
+    # bm25s numbers words in set order, which follows PYTHONHASHSEED; the scores must not.
+    script = (
+        "import random\n"
+        "import contextgrid as cg\n"
+        "from contextgrid.index import BM25Index\n"
+        "rng = random.Random(7)\n"
+        "words = [f'w{n}x' for n in range(300)]\n"
+        "texts = [' '.join(rng.choices(words, k=rng.randint(3, 40))) for _ in range(200)]\n"
+        "chunks = [cg.Chunk(f'c{i}', cg.Span('d', i, i + 1), t) for i, t in enumerate(texts)]\n"
+        "index = BM25Index.from_chunks(chunks, stemmer=None)\n"
+        "queries = [' '.join(rng.choices(words, k=8)) for _ in range(40)]\n"
+        "print(repr([[(h.chunk_id, h.score) for h in hits] for hits in index.search_many(queries, 20)]))\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1

@@ -182,7 +182,13 @@ class BM25Index(RankedSearch):
             (stored["data"], stored["indices"], stored["indptr"]),
             shape=(stored["num_docs"], len(retriever.vocab_dict)),
         ).T.tocsr()
-        return cls(tuple(chunk.id for chunk in checked), dict(retriever.vocab_dict), by_word, k1, b, analyzer)
+        # bm25s numbers words in set order, which changes with the interpreter's hash seed, and a query's
+        # words are summed in that order: numbered alphabetically and summed in float64, the same chunks
+        # give the same scores to the last digit in every process.
+        words = sorted(retriever.vocab_dict)
+        by_word = by_word[[retriever.vocab_dict[word] for word in words]].astype(np.float64)
+        vocabulary = {word: number for number, word in enumerate(words)}
+        return cls(tuple(chunk.id for chunk in checked), vocabulary, by_word, k1, b, analyzer)
 
     def _rank(self, queries: Sequence[str], k: int, *, function: str) -> list[Ranked]:
         import scipy.sparse
@@ -199,7 +205,7 @@ class BM25Index(RankedSearch):
                     columns.append(column)
         # Duplicate (row, column) entries are summed: a repeated query word counts each time.
         counts = scipy.sparse.csr_matrix(
-            (np.ones(len(rows), dtype=np.float32), (rows, columns)),
+            (np.ones(len(rows), dtype=np.float64), (rows, columns)),
             shape=(len(checked), len(self.vocabulary)),
         )
 
