@@ -130,12 +130,11 @@ class JsonFormat:
                 raise source.error(None, f"{question!r}: {_shown(judgements)}", f"expected {expected}")
             _refuse_repeats(source, judgements, question)
             for chunk, grade in judgements:
-                if not _is_number(grade, whole=True) or grade < 0:
+                if not _is_number(grade, whole=True):
                     raise source.error(
                         None,
                         _shown(grade),
-                        "expected a grade (a whole number that fits in 64 bits, 0 or more) for "
-                        f"{_where(question, chunk)}",
+                        f"expected a grade (a whole number that fits in 64 bits) for {_where(question, chunk)}",
                     )
                 questions.append(question)
                 chunks.append(chunk)
