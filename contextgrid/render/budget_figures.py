@@ -40,7 +40,8 @@ def budget_plot(
     unit: str = "characters",
 ) -> Any:
     """Evidence recall (y) against the mean characters sent (x, log scale), one curve per configuration
-    through its budgets, and the ``frontier`` drawn over them.
+    through its budgets, and the ``frontier`` drawn over them. The axis starts at a third of the smallest budget:
+    further left hardly any question takes a chunk.
 
     ``means`` is indexed by ``(config, budget)`` with ``evidence_recall``, ``characters`` and ``chunks``;
     ``frontier`` is :func:`contextgrid.analysis.budget.budget_frontier`'s table. Each configuration's colour,
@@ -92,7 +93,7 @@ def budget_plot(
                 customdata=np.column_stack([configs, frontier["budget"].astype(np.int64).to_numpy()]),
                 name="frontier: the most evidence for its characters",
                 mode="lines",
-                line={"color": FRONTIER_COLOUR, "width": 7, "shape": "hv"},
+                line={"color": FRONTIER_COLOUR, "width": 5},
                 hovertemplate="<b>frontier</b>: %{customdata[0]}<br>budget %{customdata[1]} "
                 f"{unit}<br>evidence recall %{{y:.3f}}<br>characters sent %{{x:,.0f}}<extra></extra>",
             )
@@ -100,12 +101,23 @@ def budget_plot(
     if by_parameters:
         figure.add_traces(legend_key(channels, drawn, given, lines=True))
     cut = f" (the first {MARKS} of {len(names)} configurations)" if len(names) > MARKS else ""
+    # From a third of the smallest budget: further left, hardly any question takes a chunk, and the curves crowd.
+    budgets = means.index.get_level_values("budget")
+    sent = means["characters"].to_numpy(dtype=float)
+    low = np.log10(max(float(budgets.min()) / 3, 1.0))
+    high = np.log10(max(float(sent.max(initial=1.0)), float(budgets.min()), 1.0) * 1.15)
     figure.update_layout(
         title={
             "text": f"Evidence recall against characters sent, at equal budgets{cut}"
             f"<br><sup>each point a budget in {unit}: chunks taken in rank order while they fit</sup>"
         },
-        xaxis={"type": "log", "title": {"text": "characters sent per question (mean, log scale)"}},
+        xaxis={
+            "type": "log",
+            "range": [low, high],
+            "dtick": 1,
+            "tickformat": ",",
+            "title": {"text": "characters sent per question (mean, log scale)"},
+        },
         yaxis={"range": [0, 1.02], "title": {"text": "evidence recall (share of gold characters)"}},
         hovermode="closest",
         margin={"t": 90},
@@ -165,7 +177,7 @@ def budget_pair_plot(
         )
     figure.update_layout(
         title={"text": f"Evidence recall at equal budgets: {html.escape(a)} against {html.escape(b)}"},
-        xaxis={"type": "log", "title": {"text": f"budget ({unit}, log scale)"}},
+        xaxis={"type": "log", "tickformat": ",", "title": {"text": f"budget ({unit}, log scale)"}},
         yaxis={"range": [0, 1.02], "title": {"text": "evidence recall"}},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
         hovermode="closest",
