@@ -10,6 +10,7 @@ they get from here with contextgrid's render builders.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -222,9 +223,16 @@ def grid_styler(source: Source, metrics: Sequence[str] | None = None) -> Styler:
 
 
 def prepare(source: Source) -> None:
-    """Everything a first visit to the Overview computes for ``source`` (its scores and its grid), into the
-    caches that visit reads. The server calls it as it starts, before anyone asks."""
+    """Everything a first visit to the Overview computes for ``source`` (its scores and its grid, then, with
+    the evidence, the curves and the verdict at an equal budget), into the caches that visit reads. The server
+    calls it as it starts, before anyone asks."""
     grid_styler(source)
+    if not missing_evidence(source):
+        # A workspace the budget cannot be measured on is said on the page, where the grid still draws.
+        with contextlib.suppress(ContextGridError):
+            budget_means(source)
+            budget_frontier(source)
+            budget_verdict(source)
 
 
 @cached(max_entries=16)

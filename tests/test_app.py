@@ -151,12 +151,12 @@ def test_overview_curves_follow_the_chosen_metric() -> None:
 
 
 def test_choices_come_back_from_the_url() -> None:
-    app = start(metric="mrr", k="10", config="dense-recursive-200-0")
+    app = start(metric="mrr", k="10", config="lsa-recursive-200-0")
     app = page(app, "questions.py")
     no_problems(app)
     assert select(app, "Metric").value == "mrr"
     assert select(app, "k").value == 10
-    assert select(app, "Configuration").value == "dense-recursive-200-0"
+    assert select(app, "Configuration").value == "lsa-recursive-200-0"
 
 
 def test_questions_page_lists_per_question_scores_worst_first() -> None:
@@ -188,9 +188,9 @@ def test_questions_filters_drive_the_table() -> None:
 
 
 def test_question_drill_down_shows_the_ranking_and_first_relevant_rank() -> None:
-    app = page(start(config="dense-recursive-500-0", k="5"), "questions.py")
+    app = page(start(config="lsa-recursive-500-0", k="5"), "questions.py")
     question = str(select(app, "Question").value)
-    settings = load_workspace(SAMPLE).config("dense-recursive-500-0")
+    settings = load_workspace(SAMPLE).config("lsa-recursive-500-0")
     run = read_run(settings.run)
     ranking = app.dataframe[1].value
     assert list(ranking["chunk_id"]) == list(run[question][:20])
@@ -199,14 +199,14 @@ def test_question_drill_down_shows_the_ranking_and_first_relevant_rank() -> None
 
 
 def test_compare_counts_wins_ties_and_losses_like_the_library() -> None:
-    app = page(start(metric="recall", k="3", a="dense-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
+    app = page(start(metric="recall", k="3", a="lsa-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
     no_problems(app)
     assert not app.warning, [warning.value for warning in app.warning]
     table = load_workspace(SAMPLE).per_query("recall", 3)
-    outcomes = question_changes(table, "dense-recursive-500-0", "bm25-recursive-500-0")["outcome"].value_counts()
+    outcomes = question_changes(table, "lsa-recursive-500-0", "bm25-recursive-500-0")["outcome"].value_counts()
     shown = [metric.value for metric in app.metric[:3]]
     assert shown == [str(outcomes.get(name, 0)) for name in ("win", "tie", "loss")]
-    scored = table[["dense-recursive-500-0", "bm25-recursive-500-0"]].dropna()
+    scored = table[["lsa-recursive-500-0", "bm25-recursive-500-0"]].dropna()
     drawn = figures(app)[0]["data"][1:]
     points = [
         {"a": a, "b": b, "questions": data[0], "examples": data[1], "outcome": trace["name"]}
@@ -223,12 +223,12 @@ def test_compare_counts_wins_ties_and_losses_like_the_library() -> None:
 
 
 def test_compare_opens_a_changed_question_in_the_drill_down() -> None:
-    app = page(start(metric="recall", k="3", a="dense-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
+    app = page(start(metric="recall", k="3", a="lsa-recursive-500-0", b="bm25-recursive-500-0"), "compare.py")
     chosen = select(app, "Open a changed question in the drill-down").value
     app.button[0].click().run()
     no_problems(app)
     assert select(app, "Question").value == chosen
-    assert select(app, "Configuration").value == "dense-recursive-500-0"
+    assert select(app, "Configuration").value == "lsa-recursive-500-0"
 
 
 def broken_workspace(folder: Path) -> None:
@@ -384,22 +384,22 @@ def test_the_question_list_offers_the_first_rows_and_the_remembered_question() -
 
 
 def test_compare_tests_the_chosen_pair_by_default() -> None:
-    pair = {"metric": "recall", "k": "3", "a": "dense-recursive-500-0", "b": "bm25-recursive-500-0"}
+    pair = {"metric": "recall", "k": "3", "a": "lsa-recursive-500-0", "b": "bm25-recursive-500-0"}
     app = page(start(**pair), "compare.py")
     no_problems(app)
     assert [tab.label for tab in app.tabs] == ["A against B", "Is the winner real?"]
     assert not app.multiselect
     app = page(start(**pair, compare_view="Is the winner real?"), "compare.py")
     no_problems(app)
-    assert app.multiselect[0].value == ["bm25-recursive-500-0", "dense-recursive-500-0"]
+    assert app.multiselect[0].value == ["bm25-recursive-500-0", "lsa-recursive-500-0"]
     assert select(app, "Baseline").value == "bm25-recursive-500-0"
     table = app.dataframe[-1].value
-    assert list(table.index) == ["bm25-recursive-500-0", "dense-recursive-500-0"]
+    assert list(table.index) == ["bm25-recursive-500-0", "lsa-recursive-500-0"]
     assert table.loc["bm25-recursive-500-0", "verdict"] == "baseline"
     [point] = [trace for trace in figures(app)[0]["data"] if trace["mode"] == "markers"]
     [row] = point["y"]
-    assert row.endswith(" dense-recursive-500-0")  # after the marker of its verdict
-    assert (point["x"][0], point["name"]) == tuple(table.loc["dense-recursive-500-0", ["difference", "verdict"]])
+    assert row.endswith(" lsa-recursive-500-0")  # after the marker of its verdict
+    assert (point["x"][0], point["name"]) == tuple(table.loc["lsa-recursive-500-0", ["difference", "verdict"]])
 
 
 def test_question_drill_down_shows_the_gold_passage_from_the_document() -> None:
@@ -492,7 +492,9 @@ def test_compare_shows_both_curves_at_an_equal_budget_and_where_they_part() -> N
     assert [shape["x0"] for shape in figure["layout"].get("shapes", [])] == ([] if parted is None else [parted])
 
 
-def test_overview_says_why_the_budget_cannot_be_measured_and_still_draws_the_grid(tmp_path: Path) -> None:
+def mismatched_workspace(root: Path) -> None:
+    """The sample's files under a manifest in ``root`` that gives the first configuration another chunking's
+    chunks: readable, but its run returns chunks its chunking does not have."""
     import json
 
     workspace = load_workspace(SAMPLE)
@@ -506,11 +508,15 @@ def test_overview_says_why_the_budget_cannot_be_measured_and_still_draws_the_gri
         if key in {"documents", "questions", "run", "qrels", "answers", "chunks"}:
             path = SAMPLE / json.loads(value)
             if key == "chunks" and not swapped:
-                # The first configuration's run against another chunking's chunks.
                 path, swapped = Path(str(other)), True
             line = f'{key} = "{path}"'
         kept.append(line)
-    (tmp_path / "contextgrid.toml").write_text("\n".join(kept) + "\n")
+    (root / "contextgrid.toml").write_text("\n".join(kept) + "\n")
+
+
+def test_overview_says_why_the_budget_cannot_be_measured_and_still_draws_the_grid(tmp_path: Path) -> None:
+    mismatched_workspace(tmp_path)
+    workspace = load_workspace(SAMPLE)
     app = start(source="folder", workspace=str(tmp_path))
     assert not app.exception
     [error] = [element.value for element in app.error]
@@ -518,3 +524,13 @@ def test_overview_says_why_the_budget_cannot_be_measured_and_still_draws_the_gri
     assert "must come from the same chunking" in error
     assert len(app.dataframe[0].value) == len(workspace.names)  # the grid is still drawn
     assert not figures(app)
+
+
+def test_prepare_fills_the_budget_caches_and_leaves_a_bad_workspace_to_the_page(tmp_path: Path) -> None:
+    from pages import _data
+
+    _data.prepare(str(SAMPLE))  # the sample: the grid, the curves and the verdict, without a page
+    mismatched_workspace(tmp_path)
+    _data.prepare(str(tmp_path))  # its budget error is the page's to show, not the server's
+    with pytest.raises(cg.ContextGridError, match="must come from the same chunking"):
+        _data.budget_means(str(tmp_path))
