@@ -3,7 +3,8 @@
 The files are trec_eval 10.0's ``test/`` folder (github.com/usnistgov/trec_eval, whose ``Makefile`` lists the
 ``quicktest`` runs used here): qrels, results and the output each run must print. They are not copied into this
 repository, and no installed package ships them (pytrec_eval-terrier, ranx and ir_datasets do not), so this test
-runs only when ``CONTEXTGRID_TREC_EVAL_TESTS`` names such a folder, and is skipped otherwise::
+runs when ``CONTEXTGRID_TREC_EVAL_TESTS`` names such a folder, or when the project's ``shared/`` folder beside the
+checkout holds it as ``shared/trec_eval/test`` (where CI finds it), and is skipped otherwise::
 
     git clone https://github.com/usnistgov/trec_eval
     CONTEXTGRID_TREC_EVAL_TESTS=trec_eval/test python3 -m pytest tests/test_trec_eval_quicktest.py
@@ -25,7 +26,8 @@ from commandline import run_main
 
 from contextgrid.engine.trec_eval import TREC_MEASURES
 
-FOLDER = os.environ.get("CONTEXTGRID_TREC_EVAL_TESTS")
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "trec_eval" / "test"
+FOLDER = os.environ.get("CONTEXTGRID_TREC_EVAL_TESTS") or (str(SHARED) if SHARED.is_dir() else None)
 ALL_OURS = [argument for name in TREC_MEASURES for argument in ("-m", name)]
 DEFAULT_OURS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "recip_rank", "P")
 CUTOFF_OURS = ("P", "recall", "ndcg_cut", "success")
