@@ -31,7 +31,7 @@ from contextgrid.io import (
     read_run,
     write_run,
 )
-from contextgrid.io.files import RATIO_FLOOR, Source, parse_ratio, parse_size
+from contextgrid.io.files import RATIO_FLOOR, Source, parse_ratio, parse_size, size_text
 from contextgrid.workspace.builder import workspace_from_files
 from contextgrid.workspace.manifest import load_workspace
 
@@ -223,7 +223,22 @@ def test_a_json_file_is_one_value_and_its_line_is_not_limited(tmp_path: Path) ->
     path = tmp_path / "run.json"
     write_run({"q1": [f"c{i}" for i in range(1000)]}, path)  # written on one line
     assert len(read_run(path, max_line_bytes=100)["q1"]) == 1000
-    assert refusal(lambda: read_run(path, max_bytes=100))[0].startswith(f"{path}: expected at most 100 bytes")
+    assert refusal(lambda: read_run(path, max_bytes=100))[0].startswith(f"{path}: expected at most 3 bytes")
+
+
+def test_a_json_file_may_hold_a_32nd_of_max_bytes_as_it_is_parsed_whole(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    write_run({"q1": [f"c{i}" for i in range(1000)]}, path)
+    size = path.stat().st_size
+    assert len(read_run(path, max_bytes=32 * size)["q1"]) == 1000
+    assert refusal(lambda: read_run(path, max_bytes=32 * size - 32))[0] == (
+        f"{path}: expected at most {size_text(size - 1)} (1/32 of the limit max_bytes={32 * size - 32}: a JSON value "
+        f"is parsed whole, at about 24 times its size; JSON Lines is not), got {size_text(size)}; {SIZE_HINT}"
+    )
+    # JSON Lines holds max_bytes whole.
+    lines = tmp_path / "run.jsonl"
+    write_run({"q1": [f"c{i}" for i in range(1000)]}, lines)
+    assert len(read_run(lines, max_bytes=lines.stat().st_size)["q1"]) == 1000
 
 
 def test_a_parquet_file_is_refused_for_what_its_columns_expand_to_before_they_are_read(tmp_path: Path) -> None:
@@ -237,11 +252,63 @@ def test_a_parquet_file_is_refused_for_what_its_columns_expand_to_before_they_ar
     table = pa.table({"question_id": ["q1"] * rows, "chunk_id": ids, "rank": list(range(1, rows + 1))})
     pq.write_table(table, path, compression="zstd", use_dictionary=False)
     assert path.stat().st_size < 100_000
-    assert refusal(lambda: read_run(path, max_bytes=MIB))[0] == (
-        f"{path}: expected at most 1 MiB once decompressed (the limit max_bytes=1048576), got 4.2 MiB in its "
-        f"columns; {SIZE_HINT}"
+    assert refusal(lambda: read_run(path, max_bytes=2 * MIB))[0] == (
+        f"{path}: expected at most 2 MiB once decompressed (the limit max_bytes=2097152), got 4.2 MiB in its "
+        f"columns once decoded; {SIZE_HINT}"
     )
     assert read_run(path, max_bytes=8 * MIB)["q1"][:2] == (ids[0], ids[1])
+
+
+def identical_rows(path: Path, rows: int) -> Path:
+    """A Parquet run of ``rows`` identical rows: dictionary and run-length encoded, a few bytes a thousand rows."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    same = pa.array(np.zeros(rows, dtype=np.int32))
+    table = pa.table(
+        {
+            "question_id": pa.DictionaryArray.from_arrays(same, pa.array(["q1"])),
+            "chunk_id": pa.DictionaryArray.from_arrays(same, pa.array(["c1"])),
+            "score": pa.DictionaryArray.from_arrays(same, pa.array([1.0])),
+        }
+    )
+    pq.write_table(table, path, row_group_size=rows)
+    return path
+
+
+def test_a_parquet_file_of_identical_rows_is_refused_for_its_rows_before_they_are_read(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    path = identical_rows(tmp_path / "run.parquet", 2_000_000)
+    assert path.stat().st_size < 200_000
+    stated = sum(
+        pq.ParquetFile(path).metadata.row_group(group).column(column).total_uncompressed_size
+        for group in range(pq.ParquetFile(path).metadata.num_row_groups)
+        for column in range(3)
+    )
+    assert stated < 64 * MIB  # what the old check compared: far below the limit
+    assert refusal(lambda: read_run(path, max_bytes=64 * MIB))[0] == (
+        f"{path}: expected at most 64 MiB once decompressed (the limit max_bytes=67108864), got 2,000,000 rows, "
+        "which count as 122.1 MiB (64 bytes a row, what reading one costs, however few bytes the file encodes it "
+        f"in); {SIZE_HINT}"
+    )
+
+
+def test_text_values_count_at_their_length_once_decoded(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "run.parquet"
+    rows = 1000
+    # One long id, dictionary encoded: the file and its stated sizes are small, the decoded column is not. (Its
+    # length is known from the column's statistics, which Parquet keeps for values up to 4 KiB.)
+    table = pa.table({"question_id": ["q" * 4000] * rows, "chunk_id": [f"c{i}" for i in range(rows)]})
+    pq.write_table(table, path)
+    assert path.stat().st_size < 100_000
+    message = refusal(lambda: read_run(path, max_bytes=2 * MIB))[0]
+    assert "in its columns once decoded" in message
+    assert read_run(path, max_bytes=8 * MIB)[("q" * 4000)][0] == "c0"
 
 
 def test_documents_and_chunks_take_long_lines_and_questions_do_not(tmp_path: Path) -> None:
@@ -372,7 +439,7 @@ def test_the_import_command_reads_its_dump_within_the_limits(
 ) -> None:
     documents = tmp_path / "documents"
     documents.mkdir()
-    (documents / "a.md").write_text("Refunds.")  # within the 16 bytes below: the dump is what they refuse
+    (documents / "a.md").write_text("Refunds.")  # within the 512 bytes below: the dump is what they refuse
     split = [{"page_content": "Refunds", "metadata": {"source": "a.md", "start_index": 0}}]
     dump = tmp_path / "split.json.gz"
     dump.write_bytes(gzip.compress(json.dumps(split).encode()))
@@ -380,11 +447,11 @@ def test_the_import_command_reads_its_dump_within_the_limits(
     status, out, _ = run_main(capsys, *command)
     assert (status, out) == (0, f"wrote 1 chunks to {tmp_path / 'out' / 'chunks.jsonl'}\n")
     assert read_chunks(tmp_path / "out" / "chunks.jsonl")[0].text == "Refunds"
-    status, _, err = run_main(capsys, *command, "--force", "--max-bytes", "16")
+    status, _, err = run_main(capsys, *command, "--force", "--max-bytes", "512")
     assert status == 2
     assert err.splitlines()[-1] == (
-        f"contextgrid: error: {dump}: expected at most 16 bytes once decompressed (the limit max_bytes=16), got more; "
-        f"{SIZE_HINT}"
+        f"contextgrid: error: {dump}: expected at most 16 bytes once decompressed (1/32 of the limit max_bytes=512: "
+        f"a JSON value is parsed whole, at about 24 times its size; JSON Lines is not), got more; {SIZE_HINT}"
     )
     spaces = bomb(tmp_path / "spaces.json.gz", 80 * MIB, b" ")
     status, _, err = run_main(capsys, "import", "langchain", str(spaces), "--documents", str(documents), "-o", "x")

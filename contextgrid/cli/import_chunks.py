@@ -15,7 +15,7 @@ from contextgrid.core.errors import OutputExistsError
 from contextgrid.core.log import WarningLog
 from contextgrid.data.records import Chunk
 from contextgrid.io import read_documents, write_chunks
-from contextgrid.io.files import Source
+from contextgrid.io.files import JSON_SHARE, Source
 from contextgrid.io.jsonl import MAX_SHOWN_DEPTH, RepeatedKeyError, deep_line, unique_keys
 
 __all__ = ["ADAPTERS", "COMMAND"]
@@ -41,8 +41,9 @@ def _configure_import(parser: argparse.ArgumentParser) -> None:
 
 
 def _dump(path: Path, max_bytes: int, max_ratio: int | None) -> Sequence[Mapping[str, object]]:
-    """The dump's chunks, read within the limits: one JSON value, so its size is limited, not its lines."""
-    source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio)
+    """The dump's chunks, read within the limits: one JSON value, parsed whole, so its size is limited to a share
+    of max_bytes (:data:`~contextgrid.io.files.JSON_SHARE`), not its lines."""
+    source = Source(path, max_bytes=max_bytes, max_ratio=max_ratio, share=JSON_SHARE)
     source.check_utf8()
     text = source.data.decode("utf-8")
     try:

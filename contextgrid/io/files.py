@@ -33,7 +33,9 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_MAX_RATIO",
     "DOCUMENT_MAX_LINE_BYTES",
+    "JSON_SHARE",
     "RATIO_FLOOR",
+    "SHARES_WHY",
     "Folders",
     "Source",
     "atomic_output",
@@ -57,6 +59,17 @@ Far above a real run or qrels file (a 1,000-deep run of MS MARCO's 6,980 dev
 questions is about 300 MB), yet a bound on what one file makes a reader hold:
 reading a run takes a few times its size in memory.
 """
+
+JSON_SHARE = 32
+"""The share of ``max_bytes`` a JSON file (one value, not lines) may hold: a 32nd, 32 MiB by default.
+
+A JSON value is parsed whole by Python, into objects that take about 24 times the file's size (a 256 MiB run:
+6 GB), where a file read as lines or columns takes a few times its size. So a JSON file is held to
+``max_bytes / 32``, and read in at most about ``0.75 * max_bytes``. JSON Lines, read in columns, has no such share.
+"""
+
+SHARES_WHY = {JSON_SHARE: "a JSON value is parsed whole, at about 24 times its size; JSON Lines is not"}
+"""Why a format is held to a share of ``max_bytes``, as its refusal says."""
 
 DEFAULT_MAX_LINE_BYTES = MIB
 """The longest line by default, in bytes: 1 MiB, a thousand times a long TREC or JSON Lines line of a run."""
@@ -252,11 +265,15 @@ class Source:
         max_line_bytes: int | None = None,
         max_ratio: int | None = DEFAULT_MAX_RATIO,
         within: Folders | None = None,
+        share: int = 1,
     ) -> None:
         self.shown = str(path)
         # Checked before existence, so that a refused path tells nothing about what lies outside.
         self.path = confined(path, within)
         self.max_bytes = check_int(max_bytes, function="Source", parameter="max_bytes", minimum=1)
+        # A format held whole in memory at many times its size may hold only a share of max_bytes.
+        self.share = check_int(share, function="Source", parameter="share", minimum=1)
+        self.limit = max(1, self.max_bytes // self.share)
         self.max_ratio = (
             None if max_ratio is None else check_int(max_ratio, function="Source", parameter="max_ratio", minimum=1)
         )
@@ -269,18 +286,22 @@ class Source:
             raise InputFileError(self.shown, None, None, "expected a file to read, but there is no such file")
         # By the name given: a link's target may be named otherwise.
         self.compressed = is_gzip(Path(path))
-        if not self.compressed and (size := self.path.stat().st_size) > self.max_bytes:
+        if not self.compressed and (size := self.path.stat().st_size) > self.limit:
             raise self.too_large(f"got {size_text(size)}")
 
     def too_large(self, got: str, *, compressed: bool = False) -> InputFileError:
         """The error for content past ``max_bytes``; ``got`` says what it holds, ``compressed`` that the format
         compresses it itself (as Parquet does)."""
         decompressed = " once decompressed" if self.compressed or compressed else ""
+        limit = (
+            f"the limit max_bytes={self.max_bytes}"
+            if self.share == 1
+            else f"1/{self.share} of the limit max_bytes={self.max_bytes}: {SHARES_WHY.get(self.share, 'held whole')}"
+        )
         return self.error(
             None,
             None,
-            f"expected at most {size_text(self.max_bytes)}{decompressed} (the limit max_bytes={self.max_bytes}), "
-            f"{got}; {_raise_hint('max_bytes')}",
+            f"expected at most {size_text(self.limit)}{decompressed} ({limit}), {got}; {_raise_hint('max_bytes')}",
         )
 
     def _expands(self, read: int, compressed: int) -> InputFileError:
@@ -316,8 +337,8 @@ class Source:
         try:
             with self._open() as (handle, raw):
                 # One byte more than the limit allows: reading it is what shows that the file is too large.
-                while block := handle.read(min(_BLOCK, self.max_bytes - read + 1)):
-                    if read + len(block) > self.max_bytes:
+                while block := handle.read(min(_BLOCK, self.limit - read + 1)):
+                    if read + len(block) > self.limit:
                         raise self.too_large("got more")
                     # raw.tell() is what gzip has taken of the file so far, a little ahead of what it has decompressed.
                     total = read + len(block)

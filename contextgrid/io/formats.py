@@ -16,9 +16,9 @@ from typing import IO, ClassVar, Protocol
 from contextgrid.core.errors import ContextGridError, InputFileError, RowError
 from contextgrid.core.registry import Registry
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io.files import Source, is_gzip
+from contextgrid.io.files import JSON_SHARE, Source, is_gzip
 
-__all__ = ["FORMATS", "LINE_FORMATS", "SUFFIXES", "FileFormat", "format_for", "located"]
+__all__ = ["FORMATS", "LINE_FORMATS", "SHARES", "SUFFIXES", "FileFormat", "format_for", "located"]
 
 
 class FileFormat(Protocol):
@@ -54,6 +54,11 @@ SUFFIXES: dict[str, str] = {
 LINE_FORMATS: set[str] = {"trec", "jsonl", "csv", "tsv"}
 """The formats read as lines, whose lines ``max_line_bytes`` limits. A JSON value (often written on one line) and
 a Parquet file (binary) are limited in size only; a registered format read as lines adds its name here."""
+
+
+SHARES: dict[str, int] = {"json": JSON_SHARE}
+"""The formats held to a share of ``max_bytes`` because reading them takes many times their size
+(:data:`~contextgrid.io.files.JSON_SHARE`); every other format may hold ``max_bytes``."""
 
 
 def format_for(path: str | os.PathLike[str], format: str | None) -> FileFormat:

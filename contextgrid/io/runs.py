@@ -17,7 +17,7 @@ from contextgrid.io.files import (
     Source,
     atomic_output,
 )
-from contextgrid.io.formats import LINE_FORMATS, FileFormat, format_for
+from contextgrid.io.formats import LINE_FORMATS, SHARES, FileFormat, format_for
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
@@ -36,6 +36,7 @@ def _source(
         max_bytes=max_bytes,
         max_ratio=max_ratio,
         within=within,
+        share=SHARES.get(reader.name, 1),
         max_line_bytes=(DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes) if lines else None,
     )
 
