@@ -92,7 +92,8 @@ def test_swapping_sides_flips_the_signs_and_keeps_the_p_value() -> None:
     assert backward.difference == pytest.approx(-forward.difference)
     assert backward.p_value == pytest.approx(forward.p_value)
     assert (backward.wins, backward.losses) == (forward.losses, forward.wins)
-    assert backward.ci_low == pytest.approx(-forward.ci_high)  # type: ignore[operator]
+    assert backward.ci_low == pytest.approx(-forward.ci_high)
+    assert backward.bootstrap_low == pytest.approx(-forward.bootstrap_high)  # type: ignore[operator]
     assert backward.effect_size == pytest.approx(-forward.effect_size)  # type: ignore[operator]
 
 
@@ -105,7 +106,10 @@ def test_identical_scores_are_no_evidence_of_a_difference(test: str) -> None:
     result = compare_pair(same, dict(same), test=test)
     assert result.p_value == 1.0
     assert result.effect_size == 0.0
-    assert (result.ci_low, result.ci_high) == (0.0, 0.0)
+    assert (result.bootstrap_low, result.bootstrap_high) == (0.0, 0.0)
+    # The t interval has no spread; four sign flips or ranks cannot reject any shift (the least p is 2 / 16).
+    expected = (0.0, 0.0) if test == "ttest" else (-math.inf, math.inf)
+    assert (result.ci_low, result.ci_high) == expected
     assert (result.wins, result.ties, result.losses) == (0, 4, 0)
     assert result.verdict == "not significant"
 
@@ -114,7 +118,9 @@ def test_identical_scores_are_no_evidence_of_a_difference(test: str) -> None:
 def test_one_question_gives_p_one_and_no_interval_or_effect_size(test: str) -> None:
     result = compare_pair({"q1": 1.0}, {"q1": 0.0}, test=test)
     assert result.p_value == 1.0
-    assert (result.ci_low, result.ci_high, result.effect_size) == (None, None, None)
+    assert (result.bootstrap_low, result.bootstrap_high, result.effect_size) == (None, None, None)
+    # One question: no test rejects any shift, so its interval is every shift.
+    assert (result.ci_low, result.ci_high) == (-math.inf, math.inf)
     assert result.difference == 1.0
 
 
@@ -122,6 +128,7 @@ def test_the_same_shift_on_every_question_has_no_effect_size_and_a_point_interva
     result = compare_pair(scores(0.5, 0.75, 1.0), scores(0.25, 0.5, 0.75), test="ttest")
     assert result.effect_size is None
     assert (result.ci_low, result.ci_high) == (0.25, 0.25)
+    assert (result.bootstrap_low, result.bootstrap_high) == (0.25, 0.25)
     assert result.p_value == 0.0  # scipy: t is infinite when every difference is the same non-zero amount
 
 
@@ -213,11 +220,13 @@ def test_the_same_seed_gives_the_same_result_and_global_state_is_untouched() -> 
     assert compare_pair(a, b, n_resamples=500, seed=43) != first
 
 
-def test_the_interval_does_not_depend_on_the_test_chosen() -> None:
+def test_the_bootstrap_interval_does_not_depend_on_the_test_chosen() -> None:
     rng = np.random.default_rng(2)
     a, b = scores(*rng.random(40)), scores(*rng.random(40))
-    intervals = {(r.ci_low, r.ci_high) for r in (compare_pair(a, b, test=t, n_resamples=500) for t in TESTS)}
-    assert len(intervals) == 1
+    runs = [compare_pair(a, b, test=t, n_resamples=500) for t in TESTS]
+    assert len({(r.bootstrap_low, r.bootstrap_high) for r in runs}) == 1
+    # Each test's own interval is its own.
+    assert len({(r.ci_low, r.ci_high, r.interval_name) for r in runs}) == 3
 
 
 # --- corrections ----------------------------------------------------------------------------------------------------
@@ -335,8 +344,12 @@ def test_the_table_marks_significant_wins_and_losses() -> None:
     assert frame.loc["dense", "wins"] == dense.wins
     assert frame.loc["dense", "ci_low"] == dense.ci_low
 
+    assert frame.loc["dense", "baseline"] == "bm25"
+
     text = str(table)
-    assert text.splitlines()[0].startswith("ndcg@10 against 'bm25', 120 questions: permutation test, holm correction")
+    assert text.splitlines()[0].startswith(
+        "ndcg@10 against 'bm25', 120 questions: permutation test with its own sign-flip interval, holm correction"
+    )
     assert "▲ significantly better" in text
     assert "▼ significantly worse" in text
     assert "not significant" in text
@@ -375,8 +388,12 @@ def test_records_refuse_inconsistent_values() -> None:
         dataclasses.replace(result, wins=5)
     with pytest.raises(ContextGridError, match="p_value must be a number in \\[0, 1\\]"):
         dataclasses.replace(result, p_value=1.5)
-    with pytest.raises(ContextGridError, match="ci_low and ci_high must both be set"):
-        dataclasses.replace(result, ci_low=None)
+    with pytest.raises(ContextGridError, match="bootstrap_low and bootstrap_high must both be set"):
+        dataclasses.replace(result, bootstrap_low=None)
+    with pytest.raises(ContextGridError, match=r"ci_low 1\.0 must not exceed ci_high"):
+        dataclasses.replace(result, ci_low=1.0, ci_high=0.0)
+    with pytest.raises(ContextGridError, match="ci_low must be a number"):
+        dataclasses.replace(result, ci_low=math.nan)
     with pytest.raises(ContextGridError, match="not the baseline"):
         ComparisonTable(metric=None, baseline="a", means={"a": 0.5, "b": 0.4}, comparisons=(result,))
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -395,7 +412,7 @@ def test_interval_plot_draws_each_difference_with_its_interval() -> None:
     dense = table.comparison("dense")
     better = traces["significantly better"]
     assert list(better.y) == ["▲ dense"]
-    assert list(better.x) == [dense.difference]
+    assert list(better.x) == [dense.estimate] == [dense.difference]
     # Each interval is a segment from its low to its high end, on its configuration's row.
     segments = [
         (trace.y[i], trace.x[i], trace.x[i + 1])
@@ -412,27 +429,30 @@ def test_interval_plot_draws_each_difference_with_its_interval() -> None:
         interval_plot({"not": "a table"})  # type: ignore[arg-type]
 
 
-def test_the_interval_plot_says_which_correction_its_verdicts_carry_and_that_intervals_are_uncorrected() -> None:
+def test_the_interval_plot_names_the_correction_and_draws_each_interval_at_its_corrected_level() -> None:
     table = compare_configurations(
         three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999, correction="bonferroni"
     )
     subtitle = interval_plot(table).layout.title.text
-    assert "p-values bonferroni-corrected for 3 comparisons" in subtitle
-    assert "intervals not corrected" in subtitle
+    assert "permutation test with its sign-flip intervals" in subtitle
+    assert "p-values and interval levels bonferroni-corrected for 3 comparisons" in subtitle
     plain = compare_configurations(
         three_configs(), baseline="bm25", metric="ndcg@10", n_resamples=999, correction="none"
     )
-    assert "intervals not corrected" not in interval_plot(plain).layout.title.text
-    # An interval clear of 0 whose corrected verdict is "not significant" is drawn dotted, never solid.
-    for comparison in table.comparisons:
-        clear = (
-            comparison.ci_low is not None
-            and comparison.ci_high is not None
-            and (comparison.ci_low > 0 or comparison.ci_high < 0)
-        )
-        dotted = clear != comparison.significant
-        [trace] = [t for t in interval_plot(table).data if t.mode == "lines" and comparison.ci_low in (t.x or ())]
-        assert (trace.line.dash == "dot") == dotted
+    assert "95% intervals, p-values not corrected" in interval_plot(plain).layout.title.text
+    # Every drawn segment crosses 0 exactly when its point is grey.
+    [lines] = [t for t in interval_plot(table).data if t.mode == "lines"]
+    for i, comparison in zip(range(0, len(lines.x), 3), table.comparisons, strict=True):
+        assert (lines.x[i] > 0 or lines.x[i + 1] < 0) == comparison.significant
+
+
+def test_an_unbounded_interval_runs_to_the_plots_edge() -> None:
+    table = compare_configurations({"b": scores(0, 0, 1), "a": scores(1, 0, 1)}, baseline="b")
+    (c,) = table
+    assert (c.ci_low, c.ci_high) == (-math.inf, math.inf)
+    figure = interval_plot(table)
+    [lines] = [t for t in figure.data if t.mode == "lines"]
+    assert (lines.x[0], lines.x[1]) == tuple(figure.layout.xaxis.range)
 
 
 def test_the_bootstrap_gives_the_same_means_whichever_way_it_sums() -> None:

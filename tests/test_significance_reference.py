@@ -145,9 +145,9 @@ def test_bootstrap_interval_matches_scipy_bootstrap_within_monte_carlo_error(met
     ).confidence_interval
     standard_error = float(np.std(a - b, ddof=1) / math.sqrt(n))
     # Each endpoint is a 2.5% quantile of 9,999 draws: its Monte Carlo error is about 0.03 standard errors.
-    assert ours.ci_low == pytest.approx(theirs.low, abs=0.2 * standard_error)
-    assert ours.ci_high == pytest.approx(theirs.high, abs=0.2 * standard_error)
-    assert ours.ci_low < ours.difference < ours.ci_high
+    assert ours.bootstrap_low == pytest.approx(theirs.low, abs=0.2 * standard_error)
+    assert ours.bootstrap_high == pytest.approx(theirs.high, abs=0.2 * standard_error)
+    assert ours.bootstrap_low < ours.difference < ours.bootstrap_high
 
 
 def test_ninety_percent_interval_matches_scipy_too() -> None:
@@ -156,15 +156,15 @@ def test_ninety_percent_interval_matches_scipy_too() -> None:
     ours = compare_pair(*as_dicts(a.tolist(), b.tolist()), confidence=0.9, n_resamples=9_999)
     theirs = scipy.stats.bootstrap((a - b,), np.mean, n_resamples=9_999, confidence_level=0.9, rng=4)
     standard_error = float(np.std(a - b, ddof=1) / math.sqrt(60))
-    assert ours.ci_low == pytest.approx(theirs.confidence_interval.low, abs=0.2 * standard_error)
-    assert ours.ci_high == pytest.approx(theirs.confidence_interval.high, abs=0.2 * standard_error)
+    assert ours.bootstrap_low == pytest.approx(theirs.confidence_interval.low, abs=0.2 * standard_error)
+    assert ours.bootstrap_high == pytest.approx(theirs.confidence_interval.high, abs=0.2 * standard_error)
 
 
 def test_every_pair_of_many_matches_its_own_single_comparison() -> None:
     rng = np.random.default_rng(9)
     ids = [f"q{i}" for i in range(50)]
     configs = {name: dict(zip(ids, rng.random(50).tolist(), strict=True)) for name in ("x", "y", "z", "w")}
-    family = compare_all_pairs(configs, n_resamples=2_000, seed=4)
+    family = compare_all_pairs(configs, n_resamples=2_000, seed=4, correction="none")
     for comparison in family:
         single = compare_pair(
             configs[comparison.a], configs[comparison.b], names=(comparison.a, comparison.b), n_resamples=2_000, seed=4
@@ -172,3 +172,5 @@ def test_every_pair_of_many_matches_its_own_single_comparison() -> None:
         assert comparison.p_value == pytest.approx(single.p_value, abs=1e-12)
         assert comparison.ci_low == pytest.approx(single.ci_low, abs=1e-12)
         assert comparison.ci_high == pytest.approx(single.ci_high, abs=1e-12)
+        assert comparison.bootstrap_low == pytest.approx(single.bootstrap_low, abs=1e-12)
+        assert comparison.bootstrap_high == pytest.approx(single.bootstrap_high, abs=1e-12)

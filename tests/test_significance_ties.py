@@ -18,6 +18,7 @@ from contextgrid.significance import (
     compare_configurations,
     compare_pair,
 )
+from contextgrid.significance.paired import OnePairTest
 from contextgrid.significance.resampling import GATHERED_PAIRS
 
 TESTS = ("permutation", "ttest", "wilcoxon")
@@ -96,24 +97,15 @@ def test_the_tolerance_itself_is_a_tie_and_just_beyond_it_is_not() -> None:
     assert below.p_value == scipy.stats.wilcoxon([2**-10, 1.0, 1.0]).pvalue == 0.25
 
 
-class SignTest:
+class SignTest(OnePairTest):
     """The sign test as a plugin would write it: wins against losses among the questions that are not ties."""
 
     name: ClassVar[str] = "sign"
     version: ClassVar[str] = "1"
 
-    def p_values(
-        self,
-        scores: np.ndarray,
-        first: np.ndarray,
-        second: np.ndarray,
-        *,
-        differences: np.ndarray,
-        n_resamples: int,
-        rng: np.random.Generator,
-    ) -> np.ndarray:
-        wins, losses = (differences > 0).sum(axis=1), (differences < 0).sum(axis=1)
-        return np.array([scipy.stats.binomtest(int(w), int(w + n)).pvalue for w, n in zip(wins, losses, strict=True)])
+    def p_value(self, differences: np.ndarray) -> float:
+        wins, losses = int((differences > 0).sum()), int((differences < 0).sum())
+        return float(scipy.stats.binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0
 
 
 def test_a_registered_test_gets_the_ties_the_counts_call_ties() -> None:
@@ -125,6 +117,9 @@ def test_a_registered_test_gets_the_ties_the_counts_call_ties() -> None:
     # Three wins and no loss among three questions that differ; the five noisy ties are not signs.
     assert counts(result) == (3, 5, 0)
     assert result.p_value == scipy.stats.binomtest(3, 3).pvalue == 0.25
+    # Its interval is its own p-value inverted: it holds 0, as the verdict says.
+    assert result.ci_low <= 0.0 <= result.ci_high
+    assert result.interval_name == "inverted-test"
 
 
 def test_batched_pairs_treat_ties_as_the_single_pair_does() -> None:

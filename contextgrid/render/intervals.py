@@ -1,4 +1,4 @@
-"""Each configuration's difference to the baseline, with its interval: :func:`interval_plot`, the one
+"""Each configuration's difference to the baseline, with its test's own interval: :func:`interval_plot`, the one
 figure the dashboard, notebooks and downloads draw."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 from contextgrid.core.errors import parameter_error
 from contextgrid.render.style import finish, rows_height
 from contextgrid.significance.comparisons import ComparisonTable, PairedComparison
+from contextgrid.significance.wording import format_level, limits, verdict_phrase
 
 __all__ = ["VERDICT_COLOURS", "interval_plot"]
 
@@ -22,30 +23,23 @@ VERDICT_COLOURS: dict[str, str] = {
 
 
 def _hover(comparison: PairedComparison) -> str:
-    interval = (
-        "n/a (one question)"
-        if comparison.ci_low is None or comparison.ci_high is None
-        else f"[{comparison.ci_low:+.4f}, {comparison.ci_high:+.4f}]"
-    )
     effect = "n/a" if comparison.effect_size is None else f"{comparison.effect_size:+.2f}"
     return (
         f"<b>{html.escape(comparison.a)}</b><br>mean {comparison.mean_a:.4f} vs {comparison.mean_b:.4f}<br>"
-        f"difference {comparison.difference:+.4f}<br>{comparison.confidence:.0%} interval {interval}<br>"
-        f"p = {comparison.p_value:.4g} ({comparison.correction}: {comparison.p_adjusted:.4g})<br>"
+        f"{html.escape(verdict_phrase(comparison))}<br>"
         f"effect size d = {effect}<br>wins/ties/losses {comparison.wins}/{comparison.ties}/{comparison.losses}<br>"
-        f"{comparison.verdict}"
+        + "<br>".join(html.escape(sentence) for sentence in limits(comparison))
     )
 
 
 def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
-    """A forest plot: one row per configuration, its difference to the baseline and the interval.
+    """A forest plot: one row per configuration, its difference to the baseline and the test's own interval.
 
-    Points are coloured by verdict after the correction for many comparisons
-    (green better, red worse, grey not significant); the dashed line at 0 is
-    the baseline. The intervals are not corrected: the subtitle says so, and
-    an interval that disagrees with its point's corrected verdict (clear of 0
-    yet not significant, or across 0 yet significant) is drawn dotted, so
-    the picture never says more than the test.
+    Points are coloured by verdict after the correction for many comparisons (green better, red worse, grey
+    not significant); the dashed line at 0 is the baseline. Each interval is the test's inversion at the level
+    the correction set for that comparison, so it crosses 0 exactly when the point is grey: the picture never
+    says more, or less, than the test. An unbounded end (a test that cannot reject any shift that way) runs to
+    the plot's edge, and the subtitle names the interval, the test and the correction.
 
     Parameters
     ----------
@@ -75,25 +69,22 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
     import plotly.graph_objects as go
 
     figure = go.Figure()
-    for agrees in (True, False):
-        members = [c for c in table.comparisons if _agrees(c) == agrees and c.ci_low is not None]
-        if not members:
-            continue
-        x: list[float | None] = []
-        y: list[str | None] = []
-        for c in members:
-            x += [c.ci_low, c.ci_high, None]
-            y += [_label(c), _label(c), None]
-        figure.add_trace(
-            go.Scatter(
-                x=x,
-                y=y,
-                mode="lines",
-                name="interval" if agrees else "interval (uncorrected) disagrees with the verdict",
-                line={"color": "#555555", "width": 2, "dash": "solid" if agrees else "dot"},
-                hoverinfo="skip",
-            )
+    low_edge, high_edge = _padded(table)
+    x: list[float | None] = []
+    y: list[str | None] = []
+    for c in table.comparisons:
+        x += [max(c.ci_low, low_edge), min(c.ci_high, high_edge), None]
+        y += [_label(c), _label(c), None]
+    figure.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines",
+            name=f"{table.comparisons[0].interval_name} interval",
+            line={"color": "#555555", "width": 2},
+            hoverinfo="skip",
         )
+    )
     for verdict, colour in VERDICT_COLOURS.items():
         members = [c for c in table.comparisons if c.verdict == verdict]
         if not members:
@@ -101,7 +92,7 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
         figure.add_trace(
             go.Scatter(
                 name=verdict,
-                x=[c.difference for c in members],
+                x=[c.estimate for c in members],
                 y=[_label(c) for c in members],
                 mode="markers",
                 marker={"color": colour, "size": 11, "line": {"color": "#333333", "width": 1}},
@@ -112,10 +103,10 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
     figure.add_vline(x=0.0, line_dash="dash", line_color="#444444")
     metric = html.escape(table.metric or "score")
     baseline = html.escape(table.baseline)
-    heading = html.escape(title, quote=False) if title else f"{metric}: difference to {baseline}"
+    heading = html.escape(title) if title else f"{metric}: difference to {baseline}"
     figure.update_layout(
-        title={"text": f"{heading}<br><sup>{html.escape(_subtitle(table), quote=False)}</sup>"},
-        xaxis={"title": {"text": f"{metric} minus {baseline}"}, "zeroline": False, "range": _padded(table)},
+        title={"text": f"{heading}<br><sup>{html.escape(_subtitle(table))}</sup>"},
+        xaxis={"title": {"text": f"{metric} minus {baseline}"}, "zeroline": False, "range": [low_edge, high_edge]},
         # Rows in the table's order, top to bottom, whichever verdict trace drew them.
         yaxis={
             "type": "category",
@@ -137,39 +128,30 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
 
 
 def _padded(table: ComparisonTable) -> list[float]:
-    """The x range holding every interval, point and 0 with a margin: plotly's own range for lines has none, so
-    the widest interval ended on the plot's edge, where it looked cut."""
+    """The x range holding every bounded interval end, point and 0 with a margin: plotly's own range for lines
+    has none, so the widest interval ended on the plot's edge, where it looked cut. An unbounded end is drawn to
+    the edge of a range twice as wide as the bounded values need."""
     values = [0.0] + [
         value
         for c in table.comparisons
-        for value in (c.ci_low, c.ci_high, c.difference)
-        if value is not None and math.isfinite(value)
+        for value in (c.ci_low, c.ci_high, c.estimate, c.difference)
+        if math.isfinite(value)
     ]
     low, high = min(values), max(values)
-    margin = 0.05 * (high - low) or 0.05
+    unbounded = any(not math.isfinite(value) for c in table.comparisons for value in (c.ci_low, c.ci_high))
+    margin = (0.5 if unbounded else 0.05) * (high - low) or 0.05
     return [low - margin, high + margin]
-
-
-def _agrees(comparison: PairedComparison) -> bool:
-    """Whether the interval says what the corrected verdict says: clear of 0 exactly when significant."""
-    if comparison.ci_low is None or comparison.ci_high is None:
-        return True
-    clear = comparison.ci_low > 0 or comparison.ci_high < 0
-    return clear == (comparison.verdict != "not significant")
 
 
 def _subtitle(table: ComparisonTable) -> str:
     first = table.comparisons[0]
-    corrected = (
-        "p-values not corrected"
-        if first.correction == "none"
-        else f"p-values {first.correction}-corrected for {len(table.comparisons)} comparisons"
-    )
-    intervals = "" if first.correction == "none" else "; intervals not corrected (dotted where they disagree)"
-    return (
-        f"{first.confidence:.0%} {first.interval} intervals, {first.test} test, {corrected}, "
-        f"alpha {first.alpha:g}{intervals}"
-    )
+    if first.correction == "none":
+        corrected = f"{format_level(first.ci_level)} intervals, p-values not corrected"
+    else:
+        corrected = (
+            f"p-values and interval levels {first.correction}-corrected for {len(table.comparisons)} comparisons"
+        )
+    return f"{first.test} test with its {first.interval_name} intervals, {corrected}, alpha {first.alpha:g}"
 
 
 def _label(comparison: PairedComparison) -> str:

@@ -20,12 +20,14 @@ from contextgrid.significance.comparisons import (
 )
 from contextgrid.significance.corrections import CORRECTIONS
 from contextgrid.significance.intervals import INTERVALS
+from contextgrid.significance.inversion import agreeing_bounds
 from contextgrid.significance.paired import PAIRED_TESTS
 from contextgrid.significance.resampling import bootstrap_mean_differences
 
-__all__ = ["compare_all_pairs", "compare_configurations", "compare_pair"]
+__all__ = ["POWER", "compare_all_pairs", "compare_configurations", "compare_pair", "detectable_differences"]
 
 IntArray = npt.NDArray[np.intp]
+FloatArray = npt.NDArray[np.float64]
 
 FLAT_RTOL = 1e-12
 """Differences whose spread is below this fraction of their size are treated as all equal."""
@@ -80,15 +82,27 @@ def _compare(
     ties = n_questions - wins - losses
     all_tied = ties == n_questions
 
-    raw = tester.p_values(scores, first, second, differences=differences, n_resamples=resamples, rng=test_rng)
-    # No difference at all, or one question: nothing to test, so no evidence against "the same".
-    raw = np.where(all_tied | (n_questions < 2) | np.isnan(raw), 1.0, np.clip(raw, 0.0, 1.0))
+    run = tester.run(scores, first, second, differences=differences, n_resamples=resamples, rng=test_rng)
+    raw = np.where(np.isnan(run.p_values), 1.0, np.clip(run.p_values, 0.0, 1.0))
     adjusted = corrector.adjust(raw)
+    steps = corrector.factors(raw, level)
+    # The test's own interval at the level the correction set for each comparison; at its very edge, the verdict
+    # decides whether it holds 0, so the two never disagree.
+    inverted = [
+        agreeing_bounds(
+            *run.bounds(p, float(steps.factor[p]), level),
+            anchor=0.0,
+            rejected=bool(adjusted[p] <= level),
+            estimate=run.estimate(p),
+        )
+        for p in range(len(first))
+    ]
 
     pairs = len(first)
     low: list[float | None] = [None] * pairs
     high: list[float | None] = [None] * pairs
     effect: list[float | None] = [None] * pairs
+    detectable: list[float | None] = [None] * pairs
     if n_questions >= 2:
         boot = bootstrap_mean_differences(scores, first, second, differences, n_resamples=resamples, rng=bootstrap_rng)
         boot.sort(axis=0)
@@ -102,6 +116,8 @@ def _compare(
         with np.errstate(divide="ignore", invalid="ignore"):
             cohen = mean_difference / spread
         effect = [None if is_flat else value for is_flat, value in zip(flat.tolist(), cohen.tolist(), strict=True)]
+        powered = detectable_differences(spread, n_questions, level / steps.factor)
+        detectable = [None if no else value for no, value in zip(flat.tolist(), powered.tolist(), strict=True)]
     effect = [0.0 if tied else value for tied, value in zip(all_tied.tolist(), effect, strict=True)]
 
     means = scores.mean(axis=1)
@@ -115,8 +131,15 @@ def _compare(
             mean_a=float(means[i]),
             mean_b=float(means[j]),
             difference=float(mean_difference[p]),
-            ci_low=low[p],
-            ci_high=high[p],
+            estimate=run.estimate(p),
+            ci_low=inverted[p][0],
+            ci_high=inverted[p][1],
+            ci_level=1.0 - level / float(steps.factor[p]),
+            interval_name=tester.interval_name,
+            step=int(steps.step[p]),
+            reached=bool(steps.reached[p]),
+            bootstrap_low=low[p],
+            bootstrap_high=high[p],
             confidence=coverage,
             interval=interval,
             p_value=float(raw[p]),
@@ -128,9 +151,37 @@ def _compare(
             ties=int(ties[p]),
             losses=int(losses[p]),
             n_resamples=resamples,
+            p_floor=tester.floor(int(wins[p] + losses[p]), n_questions, n_resamples=resamples),
+            p_resolution=run.resolution,
+            detectable=detectable[p],
         )
         for p, (i, j) in enumerate(zip(first.tolist(), second.tolist(), strict=True))
     ]
+
+
+POWER = 0.8
+"""The power of :func:`detectable_differences`: the chance a real difference of that size is found."""
+
+
+def detectable_differences(spread: FloatArray, n_questions: int, levels: FloatArray) -> FloatArray:
+    """The smallest mean difference ``n_questions`` paired questions detect with 80% power, per comparison.
+
+    The normal-theory formula with t quantiles, ``(t(1 - level / 2) + t(0.8)) * sd / sqrt(n)`` on ``n - 1``
+    degrees of freedom, taking the observed spread ``sd`` of the differences as the truth: a two-sided test at
+    ``level`` finds a true difference of this size in about 80% of such samples.
+
+    Examples
+    --------
+    With t(0.975) = 1.9842 and t(0.8) = 0.8453 on 99 degrees of freedom, ``2.8295 * 0.3 / 10``:
+
+    >>> round(float(detectable_differences(np.array([0.3]), 100, np.array([0.05]))[0]), 4)
+    0.0849
+    """
+    from scipy.special import stdtrit  # type: ignore[import-untyped]
+
+    freedom = max(n_questions - 1, 1)
+    quantiles = stdtrit(freedom, 1.0 - levels / 2.0) + stdtrit(freedom, POWER)
+    return np.asarray(quantiles * spread / np.sqrt(n_questions), dtype=np.float64)
 
 
 def compare_pair(

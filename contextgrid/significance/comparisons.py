@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -36,17 +37,27 @@ class PairedComparison:
     (so it can be off ``mean_a - mean_b`` by at most the tie tolerance): positive means ``a`` scored higher.
     ``p_value`` is the test's two-sided p-value; ``p_adjusted`` is it after
     the ``correction`` for the other comparisons made alongside it, and
-    ``significant`` compares that with ``alpha``. ``ci_low``/``ci_high`` is
-    the bootstrap interval of the mean difference at ``confidence`` (not
-    corrected for many comparisons). ``effect_size`` is the paired Cohen's d,
-    ``difference / sd(differences)``. ``wins``/``ties``/``losses`` count the
-    questions where ``a`` scored higher/within the tie tolerance/lower; the
-    test, the interval and the effect size treat those ties as differences of
-    exactly 0.
+    ``significant`` compares that with ``alpha``.
 
-    ``ci_low``, ``ci_high`` and ``effect_size`` are ``None`` where they are
-    undefined: no interval from a single question, and no effect size when
-    every difference is the same non-zero amount (zero spread to scale by).
+    ``ci_low``/``ci_high`` is the test's own interval (``interval_name``: the sign-flip test's inversion, the
+    t interval, or the Hodges-Lehmann interval of Wilcoxon's test), the shifts of the differences that the test
+    does not reject at the level the correction set for this comparison, ``1 - ci_level``: it leaves out 0
+    exactly when the comparison is significant. It can be unbounded (``inf``) when the test cannot reject any
+    shift. ``estimate`` is the test's own point estimate (the mean difference, or the Hodges-Lehmann estimate).
+    ``step`` is the step of a step-wise correction (Holm, BH) whose level that is, 0 for none; ``reached`` is
+    False where Holm's step-down stopped before this comparison, which then carries the level of the step it
+    stopped at.
+
+    ``bootstrap_low``/``bootstrap_high`` is a separate bootstrap interval (``interval``, at ``confidence``, not
+    corrected), a different procedure that can disagree with the test; ``None`` for one question.
+    ``effect_size`` is the paired Cohen's d, ``difference / sd(differences)``, ``None`` when every difference
+    is the same non-zero amount. ``wins``/``ties``/``losses`` count the questions where ``a`` scored
+    higher/within the tie tolerance/lower. What limits the verdict: ``p_floor``, the smallest p-value the test
+    can reach with ``wins + losses`` differing questions; ``p_resolution``, the smallest p-value the resampling
+    can resolve (0 when exact or analytic); ``detectable``, the smallest difference these questions would detect
+    with 80% power at the comparison's level (``None`` without spread), by the normal-theory formula
+    ``(t(1 - level / 2) + t(0.8)) * sd / sqrt(n)`` with ``n - 1`` degrees of freedom and the observed ``sd``
+    of the differences.
 
     Examples
     --------
@@ -63,8 +74,15 @@ class PairedComparison:
     mean_a: float
     mean_b: float
     difference: float
-    ci_low: float | None
-    ci_high: float | None
+    estimate: float
+    ci_low: float
+    ci_high: float
+    ci_level: float
+    interval_name: str
+    step: int
+    reached: bool
+    bootstrap_low: float | None
+    bootstrap_high: float | None
     confidence: float
     interval: str
     p_value: float
@@ -76,21 +94,24 @@ class PairedComparison:
     ties: int
     losses: int
     n_resamples: int
+    p_floor: float
+    p_resolution: float
+    detectable: float | None
 
     def __post_init__(self) -> None:
         label = f"PairedComparison({self.a!r}, {self.b!r})"
-        for name in ("a", "b", "test", "interval", "correction"):
+        for name in ("a", "b", "test", "interval", "correction", "interval_name"):
             value = getattr(self, name)
             require(isinstance(value, str) and value != "", label, f"{name} must be a non-empty str, got {value!r}")
-        for name in ("mean_a", "mean_b", "difference"):
+        for name in ("mean_a", "mean_b", "difference", "estimate"):
             value = getattr(self, name)
             require(_is_number(value), label, f"{name} must be a finite number, got {value!r}")
             object.__setattr__(self, name, float(value))
-        for name in ("p_value", "p_adjusted"):
+        for name in ("p_value", "p_adjusted", "p_floor", "p_resolution"):
             value = getattr(self, name)
             require(_is_probability(value), label, f"{name} must be a number in [0, 1], got {value!r}")
             object.__setattr__(self, name, float(value))
-        for name in ("confidence", "alpha"):
+        for name in ("confidence", "alpha", "ci_level"):
             value = getattr(self, name)
             require(
                 _is_number(value) and 0.0 < float(value) < 1.0,
@@ -98,19 +119,31 @@ class PairedComparison:
                 f"{name} must be a number strictly between 0 and 1, got {value!r}",
             )
             object.__setattr__(self, name, float(value))
-        for name in ("ci_low", "ci_high", "effect_size"):
+        for name in ("ci_low", "ci_high"):
+            value = getattr(self, name)
+            require(
+                isinstance(value, Real) and not isinstance(value, bool) and not math.isnan(float(value)),
+                label,
+                f"{name} must be a number (infinite when unbounded), got {value!r}",
+            )
+            object.__setattr__(self, name, float(value))
+        require(self.ci_low <= self.ci_high, label, f"ci_low {self.ci_low!r} must not exceed ci_high {self.ci_high!r}")
+        for name in ("bootstrap_low", "bootstrap_high", "effect_size", "detectable"):
             value = getattr(self, name)
             require(value is None or _is_number(value), label, f"{name} must be a finite number or None, got {value!r}")
             object.__setattr__(self, name, None if value is None else float(value))
         require(
-            (self.ci_low is None) == (self.ci_high is None), label, "ci_low and ci_high must both be set or both None"
+            (self.bootstrap_low is None) == (self.bootstrap_high is None),
+            label,
+            "bootstrap_low and bootstrap_high must both be set or both None",
         )
         require(
-            self.ci_low is None or self.ci_high is None or self.ci_low <= self.ci_high,
+            self.bootstrap_low is None or self.bootstrap_high is None or self.bootstrap_low <= self.bootstrap_high,
             label,
-            f"ci_low {self.ci_low!r} must not exceed ci_high {self.ci_high!r}",
+            f"bootstrap_low {self.bootstrap_low!r} must not exceed bootstrap_high {self.bootstrap_high!r}",
         )
-        for name in ("n_questions", "wins", "ties", "losses", "n_resamples"):
+        require(isinstance(self.reached, bool), label, f"reached must be a bool, got {self.reached!r}")
+        for name in ("n_questions", "wins", "ties", "losses", "n_resamples", "step"):
             value = getattr(self, name)
             require(is_whole(value, minimum=0), label, f"{name} must be an int >= 0, got {value!r}")
             object.__setattr__(self, name, int(value))
@@ -125,6 +158,21 @@ class PairedComparison:
     def significant(self) -> bool:
         """Whether the corrected p-value is at most ``alpha``."""
         return self.p_adjusted <= self.alpha
+
+    @property
+    def excludes_zero(self) -> bool:
+        """Whether the test's interval leaves out 0; the same as :attr:`significant`, by construction."""
+        return self.ci_low > 0.0 or self.ci_high < 0.0
+
+    @property
+    def differing(self) -> int:
+        """Questions on which the two configurations are not tied."""
+        return self.wins + self.losses
+
+    @property
+    def correction_decided(self) -> bool:
+        """Whether the correction changed the verdict: significant alone, not among the others."""
+        return self.p_value <= self.alpha < self.p_adjusted
 
     @property
     def marker(self) -> str:
@@ -266,33 +314,23 @@ class ComparisonTable:
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per configuration, baseline included, in the order given; the baseline's
-        comparison columns are missing values and its verdict is ``"baseline"``."""
+        comparison columns are missing values and its verdict is ``"baseline"``. ``ci_low``/``ci_high`` are
+        the test's own interval at ``ci_level``; ``bootstrap_low``/``bootstrap_high`` the bootstrap's."""
         import pandas as pd
 
         by_config = {c.a: c for c in self.comparisons}
         rows = []
         for config, mean in self.means.items():
             comparison = by_config.get(config)
-            row: dict[str, Any] = {"config": config, "mean": mean}
+            row: dict[str, Any] = {"config": config, "baseline": self.baseline, "mean": mean}
             if comparison is None:
                 row["verdict"] = "baseline"
             else:
-                row.update(
-                    difference=comparison.difference,
-                    ci_low=comparison.ci_low,
-                    ci_high=comparison.ci_high,
-                    p_value=comparison.p_value,
-                    p_adjusted=comparison.p_adjusted,
-                    effect_size=comparison.effect_size,
-                    wins=comparison.wins,
-                    ties=comparison.ties,
-                    losses=comparison.losses,
-                    marker=comparison.marker,
-                    verdict=comparison.verdict,
-                )
+                row.update({name: getattr(comparison, name) for name in COMPARISON_COLUMNS[3:-2]})
+                row.update(marker=comparison.marker, verdict=comparison.verdict)
             rows.append(row)
         frame = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
-        for name in ("difference", "ci_low", "ci_high", "p_value", "p_adjusted", "effect_size"):
+        for name in _FLOAT_COLUMNS:
             frame[name] = frame[name].astype("float64")
         for name in ("wins", "ties", "losses"):
             frame[name] = frame[name].astype("Int64")
@@ -300,15 +338,18 @@ class ComparisonTable:
         return frame.set_index("config")
 
     def __str__(self) -> str:
-        """A plain-text table: the header names the test, correction and interval behind every row."""
+        """A plain-text table: the header names the test, its interval and the correction behind every row, and a
+        note under it says what limits each verdict."""
+        from contextgrid.significance.wording import format_interval, format_level, format_p, limits
+
         first = self.comparisons[0]
         metric = self.metric or "score"
         p_label = "p" if first.correction == "none" else f"p ({first.correction})"
         header = (
-            f"{metric} against {self.baseline!r}, {first.n_questions} questions: {first.test} test, "
-            f"{first.correction} correction, alpha {first.alpha:g}, {first.interval} bootstrap interval"
+            f"{metric} against {self.baseline!r}, {first.n_questions} questions: {first.test} test with its own "
+            f"{first.interval_name} interval, {first.correction} correction, alpha {first.alpha:g}"
         )
-        columns = ("config", "mean", "difference", f"{first.confidence:.0%} interval", p_label, "d", "W/T/L", "")
+        columns = ("config", "mean", "difference", "interval (level)", p_label, "d", "W/T/L", "")
         rows = [columns]
         by_config = {c.a: c for c in self.comparisons}
         for config, mean in self.means.items():
@@ -316,19 +357,16 @@ class ComparisonTable:
             if comparison is None:
                 rows.append((config, f"{mean:.4f}", "", "", "", "", "", "baseline"))
                 continue
-            interval = (
-                "n/a"
-                if comparison.ci_low is None or comparison.ci_high is None
-                else f"[{comparison.ci_low:+.4f}, {comparison.ci_high:+.4f}]"
-            )
+            interval = f"{format_interval(comparison.ci_low, comparison.ci_high)} ({format_level(comparison.ci_level)})"
             effect = "n/a" if comparison.effect_size is None else f"{comparison.effect_size:+.2f}"
+            factor = comparison.p_adjusted / comparison.p_value if comparison.p_value > 0 else 1.0
             rows.append(
                 (
                     config,
                     f"{mean:.4f}",
                     f"{comparison.difference:+.4f}",
                     interval,
-                    f"{comparison.p_adjusted:.4f}",
+                    format_p(comparison.p_adjusted, resolution=comparison.p_resolution, factor=factor),
                     effect,
                     f"{comparison.wins}/{comparison.ties}/{comparison.losses}",
                     f"{comparison.marker} {comparison.verdict}" if comparison.marker else comparison.verdict,
@@ -339,25 +377,49 @@ class ComparisonTable:
         lines.extend(
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
         )
+        lines.append("")
+        lines.extend(f"{c.a}: {' '.join(limits(c))}" for c in self.comparisons)
         return "\n".join(lines)
 
 
 COMPARISON_COLUMNS = (
     "config",
+    "baseline",
     "mean",
     "difference",
+    "estimate",
     "ci_low",
     "ci_high",
+    "ci_level",
     "p_value",
     "p_adjusted",
     "effect_size",
     "wins",
     "ties",
     "losses",
+    "p_floor",
+    "detectable",
+    "bootstrap_low",
+    "bootstrap_high",
     "marker",
     "verdict",
 )
-"""The columns of :meth:`ComparisonTable.to_frame`, ``config`` becoming its index."""
+"""The columns of :meth:`ComparisonTable.to_dataframe`, ``config`` becoming its index."""
+
+_FLOAT_COLUMNS = (
+    "difference",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "p_value",
+    "p_adjusted",
+    "effect_size",
+    "p_floor",
+    "detectable",
+    "bootstrap_low",
+    "bootstrap_high",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,25 +462,19 @@ class PairwiseComparisons:
 
 
 def _flipped(comparison: PairedComparison) -> PairedComparison:
-    return PairedComparison(
+    return dataclasses.replace(
+        comparison,
         a=comparison.b,
         b=comparison.a,
-        test=comparison.test,
-        n_questions=comparison.n_questions,
         mean_a=comparison.mean_b,
         mean_b=comparison.mean_a,
         difference=-comparison.difference,
-        ci_low=None if comparison.ci_high is None else -comparison.ci_high,
-        ci_high=None if comparison.ci_low is None else -comparison.ci_low,
-        confidence=comparison.confidence,
-        interval=comparison.interval,
-        p_value=comparison.p_value,
-        p_adjusted=comparison.p_adjusted,
-        correction=comparison.correction,
-        alpha=comparison.alpha,
+        estimate=-comparison.estimate,
+        ci_low=-comparison.ci_high,
+        ci_high=-comparison.ci_low,
+        bootstrap_low=None if comparison.bootstrap_high is None else -comparison.bootstrap_high,
+        bootstrap_high=None if comparison.bootstrap_low is None else -comparison.bootstrap_low,
         effect_size=None if comparison.effect_size is None else -comparison.effect_size,
         wins=comparison.losses,
-        ties=comparison.ties,
         losses=comparison.wins,
-        n_resamples=comparison.n_resamples,
     )

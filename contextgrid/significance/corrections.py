@@ -8,12 +8,13 @@ raises each p-value to account for the others tested alongside it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from contextgrid.core.errors import parameter_error
+from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.core.registry import Registry
 
 __all__ = [
@@ -23,10 +24,13 @@ __all__ = [
     "Correction",
     "Holm",
     "NoCorrection",
+    "Steps",
     "correct_p_values",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @runtime_checkable
@@ -41,6 +45,40 @@ class Correction(Protocol):
     version: ClassVar[str]
 
     def adjust(self, p_values: FloatArray) -> FloatArray: ...
+
+    def factors(self, p_values: FloatArray, alpha: float) -> Steps:
+        """Each comparison's rule "reject when ``p * factor <= alpha``", in the input's order.
+
+        The rule decides exactly as ``adjust(p_values) <= alpha`` does, and ``alpha / factor`` is the level
+        the comparison was decided at: the level of its test's own interval.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Steps:
+    """Per comparison: ``factor`` of its rule "reject when ``p * factor <= alpha``"; ``step``, the step of a
+    step-wise correction whose level that is (from 1; 0 for a correction without steps); ``reached``, False where
+    a step-down procedure stopped before this comparison, which then takes the level of the step it stopped at."""
+
+    factor: FloatArray
+    step: IntArray
+    reached: BoolArray
+
+    def __post_init__(self) -> None:
+        if not len(self.factor) == len(self.step) == len(self.reached):
+            raise ContextGridError("Steps: factor, step and reached must have one value per comparison")
+
+
+def _unstepped(p_values: FloatArray, factor: float) -> Steps:
+    m = len(p_values)
+    return Steps(np.full(m, factor, dtype=np.float64), np.zeros(m, dtype=np.intp), np.ones(m, dtype=bool))
+
+
+def _in_input_order(order: IntArray, factor: FloatArray, step: IntArray, reached: BoolArray) -> Steps:
+    out = Steps(np.empty_like(factor), np.empty_like(step), np.empty_like(reached))
+    out.factor[order], out.step[order], out.reached[order] = factor, step, reached
+    return out
 
 
 CORRECTIONS: Registry[type[Correction]] = Registry("correction")
@@ -57,6 +95,9 @@ class NoCorrection:
     def adjust(self, p_values: FloatArray) -> FloatArray:
         return p_values.copy()
 
+    def factors(self, p_values: FloatArray, alpha: float) -> Steps:
+        return _unstepped(p_values, 1.0)
+
 
 @CORRECTIONS.register("bonferroni")
 class Bonferroni:
@@ -67,6 +108,9 @@ class Bonferroni:
 
     def adjust(self, p_values: FloatArray) -> FloatArray:
         return np.minimum(1.0, p_values * len(p_values))
+
+    def factors(self, p_values: FloatArray, alpha: float) -> Steps:
+        return _unstepped(p_values, float(len(p_values)))
 
 
 @CORRECTIONS.register("holm")
@@ -88,6 +132,19 @@ class Holm:
         adjusted[order] = np.minimum(1.0, stepped)
         return adjusted
 
+    def factors(self, p_values: FloatArray, alpha: float) -> Steps:
+        """Step ``i`` (from 1) rejects when ``p * (m - i + 1) <= alpha``; the first step that does not reject
+        stops the procedure, and every later comparison is judged at that step's level."""
+        m = len(p_values)
+        order = np.argsort(p_values, kind="stable")
+        multiplier = (m - np.arange(m)).astype(np.float64)
+        failing = np.flatnonzero(~(p_values[order] * multiplier <= alpha))
+        stop = int(failing[0]) if len(failing) else m
+        rank = np.arange(m)
+        reached = rank <= stop
+        step = np.where(reached, rank, stop)
+        return _in_input_order(order, multiplier[np.minimum(step, m - 1)], step + 1, reached)
+
 
 @CORRECTIONS.register("bh")
 class BenjaminiHochberg:
@@ -104,11 +161,23 @@ class BenjaminiHochberg:
     def adjust(self, p_values: FloatArray) -> FloatArray:
         m = len(p_values)
         order = np.argsort(p_values, kind="stable")
-        scaled = p_values[order] * m / np.arange(1, m + 1)
+        scaled = p_values[order] * (m / np.arange(1, m + 1))
         stepped = np.minimum.accumulate(scaled[::-1])[::-1]
         adjusted = np.empty_like(p_values)
         adjusted[order] = np.minimum(1.0, stepped)
         return adjusted
+
+    def factors(self, p_values: FloatArray, alpha: float) -> Steps:
+        """The largest step ``j`` with ``p * (m / j) <= alpha`` rejects itself and every smaller p-value, at its
+        level ``alpha * j / m``; each larger p-value is judged at its own step's level."""
+        m = len(p_values)
+        order = np.argsort(p_values, kind="stable")
+        multiplier = m / np.arange(1, m + 1)
+        passing = np.flatnonzero(p_values[order] * multiplier <= alpha)
+        last = int(passing[-1]) if len(passing) else -1
+        rank = np.arange(m)
+        step = np.where(rank <= last, last, rank)
+        return _in_input_order(order, multiplier[step], step + 1, np.ones(m, dtype=bool))
 
 
 def correct_p_values(p_values: Sequence[float], *, method: str = "holm") -> list[float]:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["TIE_RTOL", "bootstrap_mean_differences", "rows_per_batch", "sign_flip_exceedances"]
+__all__ = ["TIE_RTOL", "bootstrap_mean_differences", "rows_per_batch", "sign_flip_sums"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -72,7 +72,7 @@ def _split_pairs(
     return pairs[zeroed], pairs[~zeroed]
 
 
-def sign_flip_exceedances(
+def sign_flip_sums(
     scores: FloatArray,
     first: IntArray,
     second: IntArray,
@@ -80,44 +80,46 @@ def sign_flip_exceedances(
     *,
     n_resamples: int,
     rng: np.random.Generator,
-) -> tuple[npt.NDArray[np.int64], int, bool]:
-    """How often a random relabelling within each question gives a mean difference
-    at least as far from zero as the observed one.
+) -> tuple[FloatArray, FloatArray, bool]:
+    """Each pair's summed difference under every drawn relabelling within the questions, and each relabelling's
+    sum of signs.
 
-    Swapping the two configurations' scores on a question flips the sign of its
-    difference, so the null distribution of the summed difference is
-    ``sum(s_q * d_q)`` over sign vectors ``s``, ``d`` being ``differences[p]``
-    (a tie is 0 whatever its sign). With ``B`` a 0/1 matrix of flips,
-    ``s = 1 - 2B`` and ``S @ x = sum(x) - 2 * (B @ x)``.
+    Swapping the two configurations' scores on a question flips the sign of its difference, so the null
+    distribution of the summed difference is ``sum(s_q * d_q)`` over sign vectors ``s``, ``d`` being
+    ``differences[p]`` (a tie is 0 whatever its sign). With ``B`` a 0/1 matrix of flips, ``s = 1 - 2B`` and
+    ``S @ x = sum(x) - 2 * (B @ x)``. The sum of signs ``sum(s_q)`` is what a shift of every difference by the
+    same amount adds to a relabelled sum, which is all the test's inversion needs (see
+    :mod:`contextgrid.significance.inversion`).
 
     Returns
     -------
-    counts, resamples, exact
-        ``counts[p]`` null values with ``|T| >= |t|`` for pair ``p``, out of
-        ``resamples``. When ``2 ** n_questions <= n_resamples`` every sign
-        vector is enumerated once (``exact`` is True), as
-        ``scipy.stats.permutation_test`` does.
+    sums, signs, exact
+        ``sums[r, p]`` is ``sum(s_q * d_q)`` of pair ``p`` under relabelling ``r``, ``signs[r]`` is
+        ``sum(s_q)``. When ``2 ** n_questions <= n_resamples`` every sign vector is enumerated once
+        (``exact`` is True), as ``scipy.stats.permutation_test`` does; otherwise ``n_resamples`` are drawn.
     """
     n_questions = scores.shape[1]
     totals = scores.sum(axis=1)
-    magnitude = np.abs(scores).sum(axis=1)
     sums = differences.sum(axis=1)
-    threshold = np.abs(sums) - TIE_RTOL * (magnitude[first] + magnitude[second])
     own, batched = _split_pairs(scores, first, second, differences)
     own_differences = np.ascontiguousarray(differences[own].T)
     exact = n_questions < 62 and (1 << n_questions) <= n_resamples
     batches = _all_flips(n_questions) if exact else _random_flips(n_questions, n_resamples, rng)
-    counts = np.zeros(len(first), dtype=np.int64)
+    rows = (1 << n_questions) if exact else n_resamples
+    null = np.empty((rows, len(first)), dtype=np.float64)
+    signs = np.empty(rows, dtype=np.float64)
     transposed = np.ascontiguousarray(scores.T)
+    done = 0
     for flips in batches:
+        stop = done + len(flips)
+        signs[done:stop] = n_questions - 2.0 * flips.sum(axis=1)
         if len(batched):
-            null = totals - 2.0 * (flips @ transposed)
-            at_least = np.abs(null[:, first[batched]] - null[:, second[batched]]) >= threshold[batched]
-            counts[batched] += np.count_nonzero(at_least, axis=0)
+            flipped = totals - 2.0 * (flips @ transposed)
+            null[done:stop, batched] = flipped[:, first[batched]] - flipped[:, second[batched]]
         if len(own):
-            null = sums[own] - 2.0 * (flips @ own_differences)
-            counts[own] += np.count_nonzero(np.abs(null) >= threshold[own], axis=0)
-    return counts, (1 << n_questions) if exact else n_resamples, exact
+            null[done:stop, own] = sums[own] - 2.0 * (flips @ own_differences)
+        done = stop
+    return null, signs, exact
 
 
 def bootstrap_mean_differences(

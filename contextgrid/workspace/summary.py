@@ -19,6 +19,7 @@ from contextgrid.core.errors import parameter_error
 from contextgrid.metrics.base import METRICS
 from contextgrid.significance.compare import compare_pair
 from contextgrid.significance.comparisons import PairedComparison
+from contextgrid.significance.wording import limits, verdict_phrase
 from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.waste import configuration_waste
@@ -165,17 +166,9 @@ class ConfigurationSummary:
 
 
 def _gap(comparison: PairedComparison) -> str:
-    """The difference ``a - b`` with its interval, and whether the paired test finds it real."""
-    interval = (
-        ""
-        if comparison.ci_low is None or comparison.ci_high is None
-        else f" ({comparison.confidence:.0%} interval {comparison.ci_low:+.3f} to {comparison.ci_high:+.3f})"
-    )
-    verdict = "significant" if comparison.p_value < comparison.alpha else "not significant, it may be chance"
-    return (
-        f"a difference of {comparison.difference:+.3f}{interval}, {verdict} ({comparison.test} test on "
-        f"{comparison.n_questions:,} questions, p = {comparison.p_value:.2g})"
-    )
+    """The difference ``a - b`` with the test's own interval and verdict, and how many questions differ: the
+    wording of :mod:`contextgrid.significance.wording`, as the command line and the dashboard say it."""
+    return f"{verdict_phrase(comparison, digits=3)}. {limits(comparison)[0].removesuffix('.')}"
 
 
 def configuration_summary(
@@ -202,9 +195,9 @@ def configuration_summary(
         The configuration to compare with; by default the workspace's first, as on the Compare page.
 
     Each paired test is a permutation test (10,000 sign flips, seed 0) of ``config`` against one other
-    configuration on the questions both score, with a bootstrap interval of the mean difference; it is one
-    comparison, so no correction applies. The budget verdict covers every configuration of the workspace, at
-    the default grid of budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has documents,
+    configuration on the questions both score, with its own interval (the shifts the same sign flips do not
+    reject); it is one comparison, so no correction applies. The budget verdict covers every configuration of the
+    workspace, at the default grid of budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has documents,
     questions and chunks for all of them.
 
     Examples
