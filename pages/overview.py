@@ -71,8 +71,11 @@ if table.open:
         shown_metrics = _state.choose_many(
             "Metrics in the grid", list(BUILTIN_METRICS), "metrics", default=list(BUILTIN_METRICS[:2])
         )
-        st.caption("The best value in each column is in bold on green. Choose the metrics to show above.")
-        st.dataframe(_data.grid_styler(source, shown_metrics), width="stretch")
+        if shown_metrics:
+            st.caption("The best value in each column is in bold on green. Choose the metrics to show above.")
+            st.dataframe(_data.grid_styler(source, shown_metrics), width="stretch")
+        else:
+            st.info("Choose at least one metric to show the grid; the CSV below has them all.")
         st.download_button(
             "Download the grid as CSV",
             grid.to_csv().encode(),

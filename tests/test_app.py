@@ -534,3 +534,14 @@ def test_prepare_fills_the_budget_caches_and_leaves_a_bad_workspace_to_the_page(
     _data.prepare(str(tmp_path))  # its budget error is the page's to show, not the server's
     with pytest.raises(cg.ContextGridError, match="must come from the same chunking"):
         _data.budget_means(str(tmp_path))
+
+
+def test_overview_grid_follows_the_chosen_metrics() -> None:
+    app = start(metrics="hit_rate,ndcg")
+    no_problems(app)
+    assert app.multiselect[0].value == ["hit_rate", "ndcg"]
+    assert [label.split("@")[0] for label in app.dataframe[0].value.columns] == ["hit_rate"] * 5 + ["ndcg"] * 5
+    app.multiselect[0].set_value([]).run()
+    no_problems(app)
+    assert not app.dataframe
+    assert any("Choose at least one metric" in box.value for box in app.info)
