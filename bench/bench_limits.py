@@ -8,10 +8,13 @@ Run from the repository root::
 The files are generated in a temporary folder (deleted afterwards): gzip bombs
 that expand to 1, 2 and 4 GiB of zero bytes (a few MB on disk, compressed as
 they are written) and one of 4 GiB of short lines, a plain file whose one line is 500 MB, and a valid run of
-200 MB (distinct lines, 100 deep), plain and gzip-compressed (``-6``). Each case is read by ``read_run`` in a
+200 MB (distinct lines, 100 deep), plain and gzip-compressed (``-6``); a Parquet run of 20 million identical
+rows (dictionary and run-length encoded, about 200 KB) and a 256 MiB JSON run, plain and gzip-compressed (issue
+#34). Each case is read by ``read_run`` in a
 child process of its own, which reports the seconds the read took and its own
 peak resident memory; the 2 GiB bomb is also given to ``contextgrid
-evaluate``. A bomb or the single line is a PASS when refused in under 5 s with
+evaluate`` (and so are the Parquet run and the plain JSON one). A bomb, the single line, the Parquet run or a
+JSON run is a PASS when refused in under 5 s with
 a peak under 1 GiB. The valid run must be read, compressed too (its expansion is
 printed: the limit ``max_ratio`` must let it through); with ``--before`` (a checkout
 of the code before the limits), the plain one is read by both, best of ``--repeat``, and
@@ -104,6 +107,40 @@ def valid_run(path: Path, size: int) -> Path:
     return path
 
 
+def identical_parquet(path: Path, rows: int) -> Path:
+    """A Parquet run of ``rows`` identical rows, dictionary and run-length encoded: 20M rows take some 200 KB."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    same = pa.array(np.zeros(rows, dtype=np.int32))
+    table = pa.table(
+        {
+            "question_id": pa.DictionaryArray.from_arrays(same, pa.array(["q1"])),
+            "chunk_id": pa.DictionaryArray.from_arrays(same, pa.array(["c1"])),
+            "score": pa.DictionaryArray.from_arrays(same, pa.array([1.0])),
+        }
+    )
+    pq.write_table(table, path, row_group_size=1 << 20)
+    return path
+
+
+def json_run(path: Path, size: int) -> Path:
+    """A JSON run ``{question: {chunk: score}}`` of about ``size`` bytes, 100 chunks a question, written in parts
+    (gzip-compressed when ``path`` ends in .gz)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    chunk = ", ".join(f'"doc{i}": 0.{i:04d}' for i in range(100))
+    with opener(path, "wt") as out:  # type: ignore[operator]
+        out.write("{")
+        written, question = 1, 0
+        while written < size:
+            part = ("" if question == 0 else ", ") + f'"q{question}": {{{chunk}}}'
+            out.write(part)
+            written += len(part)
+            question += 1
+        out.write("}")
+    return path
+
+
 def measure(path: Path, code: Path, *, qrels: Path | None = None) -> dict[str, object]:
     """``read_run(path)`` (or, given ``qrels``, ``contextgrid evaluate``) in a child importing ``code``."""
     done = subprocess.run(
@@ -125,7 +162,7 @@ def row(name: str, result: dict[str, object], *, refused: bool) -> None:
     outcome = str(result["outcome"])
     met = seconds < SECONDS and peak < PEAK and outcome.startswith(("refused", "exit 2"))
     verdict = ("PASS" if met else "MISS") if refused else ""
-    print(f"{name:<26} {seconds:7.2f} s {peak / MIB:8.0f} MiB  {verdict:4}  {outcome[:100]}")
+    print(f"{name:<34} {seconds:7.2f} s {peak / MIB:8.0f} MiB  {verdict:4}  {outcome[:100]}")
 
 
 def main() -> None:
@@ -140,17 +177,28 @@ def main() -> None:
         lines = bomb(folder / "lines-4gib.trec.gz", 4 * GIB, b"q1 Q0 c1 1 0.5 x\n")
         line = single_line(folder / "one-line.trec", 500 * 1000 * 1000)
         run = valid_run(folder / "valid.trec", 200 * 1000 * 1000)
+        parquet = identical_parquet(folder / "identical-20m.parquet", 20_000_000)
+        as_json = json_run(folder / "run-256mib.json", 256 * MIB)
+        as_json_gz = json_run(folder / "run-256mib.json.gz", 256 * MIB)
         qrels = folder / "qrels.trec"
         qrels.write_text("q0 0 doc1 1\n")
         on_disk = ", ".join(f"{size} GiB: {path.stat().st_size / MIB:.1f} MiB" for size, path in bombs.items())
         print(f"generated in {time.perf_counter() - started:.0f} s (bombs on disk: {on_disk})")
-        print(f"{'case':<26} {'time':>9} {'peak RSS':>12}  {'':4}  outcome")
+        print(f"{'case':<34} {'time':>9} {'peak RSS':>12}  {'':4}  outcome")
         row("evaluate, 2 GiB bomb", measure(bombs[2], ROOT, qrels=qrels), refused=True)
         for size, path in bombs.items():
             row(f"read_run, {size} GiB bomb", measure(path, ROOT), refused=True)
         row("read_run, 500 MB line", measure(line, ROOT), refused=True)
         # Short lines pass the line limit: the expansion limit (max_ratio) refuses this bomb once 64 MiB is read.
         row("read_run, 4 GiB of lines", measure(lines, ROOT), refused=True)
+        # 20M identical rows in a few hundred KB: refused for its rows, from its metadata.
+        kib = parquet.stat().st_size / 1024
+        row(f"evaluate, 20M rows ({kib:.0f} KiB)", measure(parquet, ROOT, qrels=qrels), refused=True)
+        row("read_run, 20M-row Parquet", measure(parquet, ROOT), refused=True)
+        # A JSON value is parsed whole at about 24 times its size: it may hold a 32nd of max_bytes.
+        row("evaluate, 256 MiB JSON", measure(as_json, ROOT, qrels=qrels), refused=True)
+        gz_mib = as_json_gz.stat().st_size / MIB
+        row(f"read_run, 256 MiB JSON .gz ({gz_mib:.0f} MiB)", measure(as_json_gz, ROOT), refused=True)
         packed = folder / "valid.trec.gz"
         with run.open("rb") as plain, gzip.open(packed, "wb", compresslevel=6) as out:
             shutil.copyfileobj(plain, out, 16 * MIB)
