@@ -61,10 +61,10 @@ def test_each_overview_tab_draws_its_chart(server: str, page: Page, tab: str, tm
 
 
 def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Page, tmp_path: Path) -> None:
-    settings = load_workspace(ROOT / "sample_data" / "workspace").config("dense-recursive-500-0")
+    settings = load_workspace(ROOT / "sample_data" / "workspace").config("lsa-recursive-500-0")
     ranks = cg.first_relevant_ranks(read_qrels(settings.qrels), read_run(settings.run))
     question, rank = next((q, r) for q, r in ranks.items() if r is not None and r > 1)
-    page.goto(f"{server}/questions?config=dense-recursive-500-0&k=5&question={question}")
+    page.goto(f"{server}/questions?config=lsa-recursive-500-0&k=5&question={question}")
     settled(page)
     metric = page.get_by_test_id("stMetric").filter(has_text="Rank of the first relevant chunk")
     expect(metric.get_by_test_id("stMetricValue")).to_have_text(str(rank))
@@ -72,7 +72,7 @@ def test_question_drill_down_shows_the_first_relevant_rank(server: str, page: Pa
 
 
 def test_compare_opens_the_drill_down(server: str, page: Page, tmp_path: Path) -> None:
-    page.goto(f"{server}/compare?metric=recall&k=3&a=dense-recursive-500-0&b=bm25-recursive-500-0")
+    page.goto(f"{server}/compare?metric=recall&k=3&a=lsa-recursive-500-0&b=bm25-recursive-500-0")
     settled(page)
     page.get_by_role("button", name="Open in Questions").click()
     expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
@@ -127,14 +127,14 @@ def test_uploading_a_malformed_run_shows_its_error(server: str, page: Page, tmp_
 
 def test_a_shared_link_is_the_first_thing_a_fresh_server_opens(page: Page, tmp_path: Path) -> None:
     with serving() as url:
-        page.goto(f"{url}/questions?config=dense-recursive-200-0&k=10&metric=mrr")
+        page.goto(f"{url}/questions?config=lsa-recursive-200-0&k=10&metric=mrr")
         expect(page.get_by_role("heading", name="Questions", exact=True)).to_be_visible()
         settled(page)
         expect(page.get_by_role("link", name="Context waste")).to_be_visible()
         expect(page.get_by_text("Choose a data source in the sidebar.")).to_have_count(0)
         # The Questions page ran in full with the link's choices: it wrote its own back into the URL.
-        expect(page).to_have_url(re.compile(r"config=dense-recursive-200-0.*&question=q\d+"))
-        expect(page.get_by_text("dense-recursive-200-0").first).to_be_visible()
+        expect(page).to_have_url(re.compile(r"config=lsa-recursive-200-0.*&question=q\d+"))
+        expect(page.get_by_text("lsa-recursive-200-0").first).to_be_visible()
         shot(page, "shared-link-fresh-server", tmp_path)
 
 
