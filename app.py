@@ -86,7 +86,7 @@ def _uploaded_source() -> Upload | None:
         return None
     folder = st.session_state.get("_upload_folder")
     if folder is None:
-        folder = st.session_state["_upload_folder"] = _uploads.SessionFolder()
+        folder = st.session_state["_upload_folder"] = _uploads.SessionFolder(_uploads.current_session())
     try:
         return _uploads.uploaded_source(
             (qrels.name, qrels.getvalue()),

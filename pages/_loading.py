@@ -23,7 +23,7 @@ from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.results import WorkspaceResults
 from pages._server import confinement, settings
-from pages._uploads import Upload
+from pages._uploads import Upload, on_forget
 
 Source = str | Upload
 """What the pages read: a workspace folder (holding a ``contextgrid.toml``), or uploaded files."""
@@ -139,6 +139,16 @@ def scoring(source: Source, version: str) -> Future[Scored]:
         return pool.submit(score)
     finally:
         pool.shutdown(wait=False)
+
+
+def _forget(upload: Upload) -> None:
+    """Drop what ``upload`` left in this module's caches: its workspace and its scores, the most memory a
+    session holds (called as its session folder is removed)."""
+    cached_workspace.clear(upload, upload.digest)
+    scoring.clear(upload, upload.digest)
+
+
+on_forget(_forget)
 
 
 def results(source: Source, version: str) -> Scored:

@@ -2,8 +2,9 @@
 
 The readers take paths, so uploads are written to disk: each session gets a
 private folder (mode 0700) with an unguessable name under :func:`uploads_root`,
-removed when Streamlit lets the session go (a closed tab's session is kept a
-couple of minutes for a reconnect) or when the server stops. Inside it, a set
+removed once Streamlit lets the session go (a closed tab's session is kept
+two minutes for a reconnect; a thread looks every 15 s, :func:`reap`) or
+when the server stops, with what its uploads left in the server's caches. Inside it, a set
 of uploads lives in a folder named after its content, so the same files are
 the same source; an uploaded file is only ever read as data (a run, qrels,
 chunks …), never as a manifest.
@@ -16,7 +17,10 @@ import functools
 import hashlib
 import shutil
 import tempfile
+import threading
+import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,15 +59,112 @@ def is_upload_folder(path: str | Path) -> bool:
 
 
 class SessionFolder:
-    """A private folder with an unguessable name, removed when this object is collected or the server exits."""
+    """A private folder with an unguessable name, removed when its session ends (:func:`reap`), when this object
+    is collected or when the server exits; ``session`` is the Streamlit session it belongs to, if any."""
 
-    def __init__(self) -> None:
+    def __init__(self, session: str | None = None) -> None:
         self.path = Path(tempfile.mkdtemp(prefix="session-", dir=uploads_root()))
+        self.session = session
+        self.uploads: list[Upload] = []
         self._removal = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+        if session is not None:
+            with _LOCK:
+                _OWNED[session] = self
+            if _serving():
+                _start_reaper()
 
     def remove(self) -> None:
-        """Remove the folder now."""
+        """Remove the folder now, and forget what its uploads left in the server's caches."""
         self._removal()
+        uploads, self.uploads = self.uploads, []
+        for upload in uploads:
+            for forget in _FORGETTERS:
+                forget(upload)
+        release_memory()
+
+
+REAP_EVERY = 15.0
+"""How often, in seconds, the server looks for sessions that have ended, to remove their uploads."""
+
+_OWNED: dict[str, SessionFolder] = {}
+"""The upload folder of each session that has one, by Streamlit session id."""
+
+_LOCK = threading.Lock()
+
+_FORGETTERS: list[Callable[[Upload], None]] = []
+"""What drops an upload's entries from the server's caches: registered by the layer that caches them
+(:mod:`pages._loading`), so that this one need not import it."""
+
+
+def on_forget(forget: Callable[[Upload], None]) -> None:
+    """Have ``forget(upload)`` called for each upload of a session folder as it is removed."""
+    _FORGETTERS.append(forget)
+
+
+def current_session() -> str | None:
+    """The id of the Streamlit session this script run serves, if it runs in one."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx(suppress_warning=True)
+    return None if context is None else context.session_id
+
+
+def _serving() -> bool:
+    """Whether a Streamlit server runs in this process (not a script or a test, where sessions are simulated)."""
+    from streamlit.runtime import Runtime
+
+    return bool(Runtime.exists())
+
+
+def session_exists(session: str) -> bool:
+    """Whether Streamlit still holds session ``session``: connected, or closed less than
+    ``server.disconnectedSessionTTL`` ago (2 minutes by default; a tab that reconnects in time keeps its uploads).
+    Without a running server (a script, a test), no session exists."""
+    from streamlit.runtime import Runtime
+
+    return _serving() and Runtime.instance().get_app_session(session) is not None
+
+
+def reap(exists: Callable[[str], bool] = session_exists) -> list[Path]:
+    """Remove the upload folders of the sessions that have ended (``exists`` says which have not), with what
+    their uploads left in the caches; the folders removed."""
+    with _LOCK:
+        ended = [(session, folder) for session, folder in _OWNED.items() if not exists(session)]
+        for session, _ in ended:
+            del _OWNED[session]
+    for _, folder in ended:
+        folder.remove()
+    return [folder.path for _, folder in ended]
+
+
+@functools.cache
+def _start_reaper() -> threading.Thread:
+    """The thread that calls :func:`reap` every :data:`REAP_EVERY` seconds, started with the first session
+    folder. (Streamlit has no hook for a session's end, and a folder left to be collected with its session lived
+    on for up to 25 minutes.)"""
+
+    def loop() -> None:
+        while True:
+            time.sleep(REAP_EVERY)
+            reap()
+
+    thread = threading.Thread(target=loop, name="contextgrid-upload-reaper", daemon=True)
+    thread.start()
+    return thread
+
+
+def release_memory() -> None:
+    """Hand memory freed by a session back to the system: pyarrow's pool keeps freed buffers for reuse, and so
+    does the C allocator, so that a server's memory would stay at its highest after every session has gone."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: its allocator returns memory its own way
+        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +259,7 @@ def uploaded_source(
     run_paths = tuple(str(stored_in / "runs" / str(position) / name) for position, (name, _) in enumerate(runs))
     for path, (_, data) in zip(run_paths, runs, strict=True):
         _write_if_changed(Path(path), data)
-    return Upload(
+    made = Upload(
         stored_in.name,
         qrels=str(stored["qrels"]),
         runs=run_paths,
@@ -166,3 +267,10 @@ def uploaded_source(
         chunks=stored["chunks"],
         questions=stored["questions"],
     )
+    # The earlier uploads' files are gone: their cache entries go too.
+    replaced = [kept for kept in folder.uploads if kept != made]
+    folder.uploads = [made]
+    for kept in replaced:
+        for forget in _FORGETTERS:
+            forget(kept)
+    return made

@@ -251,3 +251,36 @@ def test_a_folder_name_too_long_for_the_system_is_refused_on_the_page(
     assert errors(app) == [
         md(f"the workspace folder {asked[:80] + '…'!r} is no folder name: a part of it is longer than 255 bytes")
     ]
+
+
+def test_a_session_that_has_ended_loses_its_uploads_and_their_cached_workspace() -> None:
+    from pages import _loading, _uploads
+
+    folder = _uploads.SessionFolder(session="a-session-that-ended")
+    source = _uploads.uploaded_source(("q.trec", QRELS.encode()), (("a.trec", GOOD.encode()),), folder=folder)
+    workspace = _loading.cached_workspace(source, source.digest)
+    assert _loading.cached_workspace(source, source.digest) is workspace  # cached
+    living = _uploads.SessionFolder(session="a-session-still-open")
+    # Without a running server no session exists; here one is said to, as Streamlit would say of an open tab.
+    removed = _uploads.reap(lambda session: session == "a-session-still-open")
+    assert removed == [folder.path]
+    assert not folder.path.exists()
+    assert living.path.is_dir()
+    # The cached workspace went with it: asked again, it is built again, from files that are no longer there.
+    with pytest.raises(cg.ContextGridError, match="no such file"):
+        _loading.cached_workspace(source, source.digest)
+    assert _uploads.reap(lambda session: session == "a-session-still-open") == []
+    assert _uploads.reap(lambda session: False) == [living.path]
+    assert not living.path.exists()
+
+
+def test_without_a_server_no_session_exists_and_no_reaper_runs() -> None:
+    import threading
+
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder(session="never-a-streamlit-session")
+    assert "contextgrid-upload-reaper" not in [thread.name for thread in threading.enumerate()]
+    assert not _uploads.session_exists("never-a-streamlit-session")
+    assert _uploads.reap() == [folder.path]
+    assert not folder.path.exists()
