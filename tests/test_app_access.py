@@ -284,3 +284,16 @@ def test_without_a_server_no_session_exists_and_no_reaper_runs() -> None:
     assert not _uploads.session_exists("never-a-streamlit-session")
     assert _uploads.reap() == [folder.path]
     assert not folder.path.exists()
+
+
+def test_a_folder_without_a_manifest_is_not_walked(tmp_path: Path) -> None:
+    from pages import _loading
+
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "deep" / "er" / "file.txt").write_text("x")
+    assert _loading.fingerprint(str(tmp_path)) == "no-manifest"
+    workspace(tmp_path / "ws", {"good": GOOD})
+    before = _loading.fingerprint(str(tmp_path / "ws"))
+    assert before != "no-manifest"
+    (tmp_path / "ws" / "good.trec").write_text(OTHER)
+    assert _loading.fingerprint(str(tmp_path / "ws")) != before
