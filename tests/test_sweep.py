@@ -101,6 +101,10 @@ def test_a_failing_configuration_is_reported_and_the_others_written(tmp_path: Pa
     assert "no retriever named 'no-such-retriever'" in report.failed["no-such-retriever-recursive-300-0"]
     assert cg.load_workspace(tmp_path).names == ("bm25-recursive-300-0",)
     assert any(entry.subject == "no-such-retriever-recursive-300-0" for entry in log)
+    assert report.summary().splitlines()[:2] == [
+        f"wrote 1 configuration to {tmp_path}",
+        "1 failed and left out: no-such-retriever-recursive-300-0",
+    ]
 
 
 def test_rerunning_removes_its_own_stale_files_and_keeps_what_the_user_put_there(tmp_path: Path) -> None:
@@ -412,3 +416,19 @@ def test_the_help_lists_the_chunkers_and_retrievers_and_the_unit_of_sizes(capsys
     assert "--bm25-stemmer" in text
     assert "--force" in text
     assert "--min-chunk" in text
+
+
+def test_the_command_line_asks_for_force_before_writing_into_a_folder_it_did_not_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "mine.txt").write_text("mine")
+    argv = ["sweep", str(tmp_path / "documents.jsonl"), str(tmp_path / "questions.jsonl"), "-o", str(tmp_path / "out")]
+    assert main([*argv, "--sizes", "120", "--retrievers", "bm25"]) != 0
+    assert "was not written by contextgrid sweep" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["mine.txt"]
+    assert main([*argv, "--sizes", "120", "--retrievers", "bm25", "--force"]) == 0
+    assert (tmp_path / "out" / "mine.txt").read_text() == "mine"
+    assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0",)
