@@ -70,8 +70,9 @@ def _uploaded_source() -> Upload | None:
     limit, server = st.get_option("server.maxUploadSize"), _server.settings()
     expands = "" if server.max_ratio is None else f", a gzip file expanding at most {server.max_ratio} times"
     st.caption(
-        f"Each file up to {limit} MB, {server.session_mb} MB in all, and up to {server.expanded_mb} MB once "
-        f"decompressed{expands}. Uploads stay with this session and are deleted when it ends."
+        f"Each file up to {limit} MB and up to {server.expanded_mb} MB once decompressed{expands}; "
+        f"{server.session_mb} MB in all, as uploaded and once decompressed. Uploads stay with this session and are "
+        "deleted when it ends."
     )
     qrels = st.file_uploader("Qrels", key="upload_qrels")
     runs = st.file_uploader("Runs (one configuration each)", accept_multiple_files=True, key="upload_runs")

@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gzip
 import hashlib
+import io
 import shutil
 import tempfile
 import threading
 import time
 import weakref
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.io.files import size_text
+from contextgrid.io.parquet import ROW_BYTES, decoded_size
 
 PREFIX = "contextgrid-uploads-"
 """How the folder of a server's uploads is named, in the system's temporary folder, before its random part."""
@@ -215,6 +219,40 @@ def _write_if_changed(path: Path, data: bytes) -> None:
         path.write_bytes(data)
 
 
+def content_bytes(name: str, data: bytes, *, stop_after: int) -> int:
+    """What uploaded file ``name`` holds once read, counted up to a little past ``stop_after``: a gzip file
+    decompressed (block by block, never whole), a Parquet file decoded as its reader counts it against
+    ``max_bytes`` (:data:`~contextgrid.io.parquet.ROW_BYTES` a row, at least), any other its bytes.
+
+    A file that cannot be decompressed or read as Parquet counts as its bytes: its reader refuses it.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> content_bytes("run.trec.gz", gzip.compress(b"q1 Q0 c1 1 0.5 x\\n" * 1000), stop_after=1 << 30)
+    17000
+    """
+    if name.lower().endswith(".gz"):
+        read = 0
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+                while read <= stop_after and (block := unpacked.read(1 << 20)):
+                    read += len(block)
+        except (OSError, EOFError, zlib.error):
+            return max(read, len(data))
+        return read
+    if name.lower().endswith(".parquet"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            metadata = pq.ParquetFile(pa.BufferReader(data)).metadata
+        except (pa.ArrowInvalid, OSError):
+            return len(data)
+        return max(len(data), metadata.num_rows * ROW_BYTES, decoded_size(metadata))
+    return len(data)
+
+
 def uploaded_source(
     qrels: tuple[str, bytes],
     runs: tuple[tuple[str, bytes], ...],
@@ -234,7 +272,9 @@ def uploaded_source(
     uploaded as, in a folder of its role (runs one folder each), so that the
     readers' messages name it. A set of uploads replaces the session's earlier
     one on disk. Files that total more than ``max_total_bytes`` (the server's
-    ``--max-session-mb``) are refused before any is stored.
+    ``--max-session-mb``), as uploaded or once decompressed and decoded
+    (:func:`content_bytes`), are refused before any is stored: the bound on
+    what one session's files hold, whatever each file may hold.
     """
     single = {"qrels": qrels, "documents": documents, "chunks": chunks, "questions": questions}
     total = sum(len(upload[1]) for upload in (*runs, *single.values()) if upload is not None)
@@ -243,6 +283,17 @@ def uploaded_source(
             f"the uploaded files total {size_text(total)}, more than the {size_text(max_total_bytes)} a session may "
             "upload on this server (contextgrid app --max-session-mb); upload fewer or smaller files, or gzip them"
         )
+    if max_total_bytes is not None:
+        held = 0
+        for upload in (*runs, *single.values()):
+            if upload is not None:
+                held += content_bytes(upload[0], upload[1], stop_after=max_total_bytes - held)
+        if held > max_total_bytes:
+            raise ContextGridError(
+                f"the uploaded files hold more than the {size_text(max_total_bytes)} a session may hold on this server "
+                "once decompressed (a Parquet file decoded, at least 64 bytes a row; contextgrid app "
+                "--max-session-mb); upload fewer or smaller files"
+            )
     digest = hashlib.sha256()
     for role, upload in (*(("run", run) for run in runs), *single.items()):
         if upload is not None:

@@ -485,8 +485,8 @@ def test_the_sidebar_states_the_upload_limits(monkeypatch: pytest.MonkeyPatch) -
     app.run()
     assert not app.exception
     assert app.sidebar.caption[0].value == (
-        "Each file up to 200 MB, 300 MB in all, and up to 512 MB once decompressed, a gzip file expanding at most "
-        "50 times. Uploads stay with this session and are deleted when it ends."
+        "Each file up to 200 MB and up to 512 MB once decompressed, a gzip file expanding at most 50 times; 300 MB "
+        "in all, as uploaded and once decompressed. Uploads stay with this session and are deleted when it ends."
     )
 
 
@@ -516,6 +516,43 @@ def test_uploads_past_the_session_limit_are_refused_before_any_is_stored() -> No
         "--max-session-mb); upload fewer or smaller files, or gzip them"
     )
     assert list(folder.path.iterdir()) == []
+    folder.remove()
+
+
+SESSION_HELD = (
+    "the uploaded files hold more than the 1 MiB a session may hold on this server once decompressed (a Parquet "
+    "file decoded, at least 64 bytes a row; contextgrid app --max-session-mb); upload fewer or smaller files"
+)
+
+
+def test_small_gzip_uploads_that_together_expand_past_the_session_limit_are_refused() -> None:
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder()
+    # Each run is 3 KiB gzip-compressed and 600 KiB once decompressed: within any one file's limits, but two
+    # of them hold more than the session may.
+    runs = tuple((f"run{index}.trec.gz", gzip.compress(LINE * 36_000)) for index in range(2))
+    assert all(len(data) < 4096 for _, data in runs)
+    with pytest.raises(cg.ContextGridError) as caught:
+        _uploads.uploaded_source(("q.trec", b"q1 0 c1 2\n"), runs, folder=folder, max_total_bytes=MIB)
+    assert str(caught.value) == SESSION_HELD
+    assert list(folder.path.iterdir()) == []
+    # One of them fits.
+    _uploads.uploaded_source(("q.trec", b"q1 0 c1 2\n"), runs[:1], folder=folder, max_total_bytes=MIB)
+    folder.remove()
+
+
+def test_a_parquet_upload_counts_its_rows_against_the_session_limit(tmp_path: Path) -> None:
+    from pages import _uploads
+
+    folder = _uploads.SessionFolder()
+    data = identical_rows(tmp_path / "run.parquet", 20_000).read_bytes()  # 1.2 MiB at 64 bytes a row
+    assert len(data) < 10_000
+    with pytest.raises(cg.ContextGridError) as caught:
+        _uploads.uploaded_source(
+            ("q.trec", b"q1 0 c1 2\n"), (("run.parquet", data),), folder=folder, max_total_bytes=MIB
+        )
+    assert str(caught.value) == SESSION_HELD
     folder.remove()
 
 

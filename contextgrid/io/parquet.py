@@ -16,7 +16,7 @@ from contextgrid.io.files import Source, size_text
 from contextgrid.io.formats import FORMATS
 from contextgrid.io.named import qrels_from_named, run_from_named
 
-__all__ = ["ROW_BYTES", "ParquetFormat"]
+__all__ = ["ROW_BYTES", "ParquetFormat", "decoded_size"]
 
 
 ROW_BYTES = 64
@@ -31,7 +31,7 @@ _WIDTHS = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96
 """Bytes a value of each Parquet physical type takes once decoded; text takes its length and a 4-byte offset."""
 
 
-def _decoded_size(metadata: Any) -> int:
+def decoded_size(metadata: Any) -> int:
     """What the file's columns take once decoded, from its metadata alone: each value at its type's width, a
     text value at 4 bytes and the mean of its column chunk's shortest and longest (when their statistics say),
     and never less than the columns' stated uncompressed sizes."""
@@ -66,7 +66,7 @@ def _read(source: Source) -> Any:
                 "reading one costs, however few bytes the file encodes it in)",
                 compressed=True,
             )
-        if (decoded := _decoded_size(metadata)) > source.limit:
+        if (decoded := decoded_size(metadata)) > source.limit:
             raise source.too_large(f"got {size_text(decoded)} in its columns once decoded", compressed=True)
         return parquet.read()
     except (pa.ArrowInvalid, OSError) as error:
