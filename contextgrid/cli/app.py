@@ -112,7 +112,8 @@ def _configure_app(parser: argparse.ArgumentParser) -> None:
         type=_megabytes,
         default=DEFAULT_SESSION_MB,
         metavar="MB",
-        help=f"the most a visitor's session may upload in all, in megabytes (default {DEFAULT_SESSION_MB})",
+        help="the most a visitor's session may upload in all, as uploaded and once decompressed (Parquet: "
+        f"decoded), in megabytes (default {DEFAULT_SESSION_MB})",
     )
     parser.add_argument(
         "--max-expanded-mb",
