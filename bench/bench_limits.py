@@ -129,7 +129,7 @@ def json_run(path: Path, size: int) -> Path:
     (gzip-compressed when ``path`` ends in .gz)."""
     opener = gzip.open if path.suffix == ".gz" else open
     chunk = ", ".join(f'"doc{i}": 0.{i:04d}' for i in range(100))
-    with opener(path, "wt") as out:  # type: ignore[operator]
+    with opener(path, "wt") as out:
         out.write("{")
         written, question = 1, 0
         while written < size:

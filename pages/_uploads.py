@@ -249,7 +249,7 @@ def content_bytes(name: str, data: bytes, *, stop_after: int) -> int:
             metadata = pq.ParquetFile(pa.BufferReader(data)).metadata
         except (pa.ArrowInvalid, OSError):
             return len(data)
-        return max(len(data), metadata.num_rows * ROW_BYTES, decoded_size(metadata))
+        return max(len(data), int(metadata.num_rows) * ROW_BYTES, decoded_size(metadata))
     return len(data)
 
 
