@@ -4,6 +4,7 @@ as self-contained HTML and as real PNGs."""
 from __future__ import annotations
 
 import itertools
+import re
 import struct
 from collections.abc import Iterator
 from typing import Any
@@ -60,7 +61,7 @@ def test_span_map_collapses_long_documents_and_labels_real_offsets() -> None:
     # Shown: 49,800-50,500 (700 characters); the gaps either side shrink to 3% of that each.
     assert figure.layout.xaxis.range[1] == pytest.approx(700 + 2 * 21)
     assert {"49,800", "50,500"} <= set(figure.layout.xaxis.ticktext)
-    assert [a.text for a in figure.layout.annotations] == ["⋯ 49,800 ⋯", "⋯ 49,500 ⋯"]
+    assert [a.text for a in figure.layout.annotations] == ["⋯ 49,800 characters ⋯", "⋯ 49,500 characters ⋯"]
     # Gold 50,000-50,100 sits 200 characters into the shown region, after the first shrunk gap.
     assert bars(figure, "found") == [("#1", 221, 321), ("gold", 221, 321)]
     expanded = span_map("d", 100_000, gold=gold, bands={"a": [(1, cg.Span("d", 49_900, 50_400))]}, expanded=True)
@@ -147,14 +148,15 @@ def test_rank_heatmap_draws_the_worst_questions_and_counts_the_rest() -> None:
     figure = rank_heatmap(table, 2)
     # q000 holds none: its row would read 0 only, so it is counted, not drawn.
     assert list(figure.data[0].y) == questions[1 : WORST_SHOWN + 1]
-    assert f"the {WORST_SHOWN} of 500 questions" in figure.layout.title.text
-    assert f"{499 - WORST_SHOWN} more not drawn" in figure.layout.title.text
-    assert "1 hold none of it (not drawn)" in figure.layout.title.text
+    title = " ".join(re.sub("<[^>]+>", " ", figure.layout.title.text).split())  # the subtitle's lines joined
+    assert f"the {WORST_SHOWN} of 500 questions" in title
+    assert f"{499 - WORST_SHOWN} more not drawn" in title
+    assert "1 hold none of it (not drawn)" in title
     assert figure.layout.height <= SCREEN
     nothing = rank_heatmap(table.assign(coverage=0.0), 2)
     assert list(nothing.data[0].y) == questions[:WORST_SHOWN]
     assert f"no question's top 2 holds any of its gold; the first {WORST_SHOWN} of 500 drawn" in (
-        nothing.layout.title.text
+        " ".join(re.sub("<[^>]+>", " ", nothing.layout.title.text).split())
     )
 
 

@@ -6,14 +6,13 @@ frontier); user text (configuration names, parameters) is HTML-escaped wherever 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from contextgrid.render.style import MARKS, finish, legend_key, marks
+from contextgrid.render.style import MARKS, finish, legend_key, log_ticks, marks, plot_text
 
 __all__ = ["FRONTIER_COLOUR", "budget_pair_plot", "budget_plot"]
 
@@ -26,7 +25,7 @@ _NAMED_LEGEND = 12
 
 def _hover(name: str, unit: str) -> str:
     return (
-        f"<b>{html.escape(name)}</b><br>budget %{{customdata[0]:,}} {unit}<br>"
+        f"<b>{plot_text(name)}</b><br>budget %{{customdata[0]:,}} {unit}<br>"
         "evidence recall %{y:.3f}<br>characters sent %{x:,.0f} (mean)<br>"
         "chunks taken %{customdata[1]:.1f} (mean)<extra></extra>"
     )
@@ -75,7 +74,7 @@ def budget_plot(
                 x=[float(x) if ok else None for x, ok in zip(sent, shown, strict=True)],
                 y=[float(y) if ok else None for y, ok in zip(part["evidence_recall"], shown, strict=True)],
                 customdata=np.column_stack([part.index.to_numpy(dtype=np.int64), part["chunks"].to_numpy(dtype=float)]),
-                name=html.escape(name),
+                name=plot_text(name),
                 mode="lines+markers",
                 line={"color": mark.colour, "dash": mark.dash, "width": 1.3 if many else 2},
                 marker={"color": mark.colour, "symbol": mark.symbol, "size": 6 if many else 8},
@@ -85,7 +84,7 @@ def budget_plot(
             )
         )
     if frontier is not None and len(frontier):
-        configs = [html.escape(str(name)) for name in frontier["config"]]
+        configs = [plot_text(str(name)) for name in frontier["config"]]
         figure.add_trace(
             go.Scatter(
                 x=frontier["characters"].astype(float).tolist(),
@@ -151,6 +150,7 @@ def budget_pair_plot(
     import plotly.graph_objects as go
 
     drawn, _ = marks([a, b], params or {})
+    budgets = means.index.get_level_values("budget").to_numpy(dtype=float)
     figure = go.Figure()
     for name in (a, b):
         part = means.xs(name, level="config")
@@ -160,11 +160,11 @@ def budget_pair_plot(
                 x=[int(budget) for budget in part.index],
                 y=part["evidence_recall"].astype(float).tolist(),
                 customdata=np.column_stack([part.index.to_numpy(dtype=np.int64), part["chunks"].to_numpy(dtype=float)]),
-                name=html.escape(name),
+                name=plot_text(name),
                 mode="lines+markers",
                 line={"color": mark.colour, "dash": mark.dash, "width": 2},
                 marker={"color": mark.colour, "symbol": mark.symbol, "size": 8},
-                hovertemplate=f"<b>{html.escape(name)}</b><br>budget %{{x:,}} {unit}<br>evidence recall "
+                hovertemplate=f"<b>{plot_text(name)}</b><br>budget %{{x:,}} {unit}<br>evidence recall "
                 "%{y:.3f}<br>chunks taken %{customdata[1]:.1f} (mean)<extra></extra>",
             )
         )
@@ -176,8 +176,12 @@ def budget_pair_plot(
             annotation_position="bottom right",
         )
     figure.update_layout(
-        title={"text": f"Evidence recall at equal budgets: {html.escape(a)} against {html.escape(b)}"},
-        xaxis={"type": "log", "tickformat": ",", "title": {"text": f"budget ({unit}, log scale)"}},
+        title={"text": f"Evidence recall at equal budgets: {plot_text(a)} against {plot_text(b)}"},
+        xaxis={
+            "type": "log",
+            **log_ticks(float(np.min(budgets)), float(np.max(budgets))),
+            "title": {"text": f"budget ({unit}, log scale)"},
+        },
         yaxis={"range": [0, 1.02], "title": {"text": "evidence recall"}},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
         hovermode="closest",

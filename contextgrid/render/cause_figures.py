@@ -9,14 +9,13 @@ hover text (plotly renders a subset of HTML there); the raw names travel in
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from contextgrid.analysis.causes import CAUSES
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError
-from contextgrid.render.style import finish
+from contextgrid.render.style import finish, plot_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,6 +25,7 @@ __all__ = ["BAR_ORDER", "CAUSE_COLOURS", "cause_bars", "selected_bar"]
 
 CAUSE_COLOURS: dict[str, str] = {
     "hit": "#009E73",
+    "partial": "#F0E442",
     "split": "#E69F00",
     "ranked_low": "#56B4E9",
     "not_retrieved": "#D55E00",
@@ -35,7 +35,7 @@ CAUSE_COLOURS: dict[str, str] = {
 """One colour per cause of :data:`~contextgrid.analysis.causes.CAUSES`, from the Okabe–Ito palette,
 which stays distinct for the common colour-vision deficiencies; every view of causes uses these."""
 
-BAR_ORDER = ("hit", "split", "ranked_low", "not_retrieved", "unresolved", "no_gold")
+BAR_ORDER = ("hit", "partial", "split", "ranked_low", "not_retrieved", "unresolved", "no_gold")
 """The causes from left to right in each bar: successes from zero, so their lengths compare at a glance, then
 the failures in rule order, then the questions that are no retrieval failure (bad or no gold)."""
 
@@ -70,7 +70,7 @@ def cause_bars(counts: pd.DataFrame, k: int) -> go.Figure:
     if unknown:
         raise ContextGridError(f"cause_bars: unknown causes {unknown}. Known: {', '.join(CAUSES)}")
     configs = [str(config) for config in counts.index]
-    labels = [html.escape(config) for config in configs]
+    labels = [plot_text(config) for config in configs]
     figure = go.Figure()
     for cause in BAR_ORDER:
         values = [int(value) for value in counts[cause]] if cause in counts.columns else [0] * len(configs)

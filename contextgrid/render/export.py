@@ -8,7 +8,7 @@ from typing import Any
 
 from contextgrid.core.errors import ContextGridError
 
-__all__ = ["figure_html", "figure_png", "image_config"]
+__all__ = ["IMAGE_WIDTH", "figure_html", "figure_png", "image_config"]
 
 _GET_A_BROWSER = (
     "PNG export needs a Chrome or Chromium on this machine: install one (Debian: apt-get install chromium; or "
@@ -17,12 +17,25 @@ _GET_A_BROWSER = (
 )
 
 
+IMAGE_WIDTH = 1200
+"""Pixels across of the PNG a figure's camera button saves (drawn at twice that for a sharp print): a slide's
+width, whatever the column the figure sits in on the page; its height is the figure's own."""
+
+
 def image_config(name: str) -> dict[str, Any]:
-    """The plotly config that makes a figure's camera button save ``name``.png, drawn by the browser showing
-    it at twice its size: the dashboard's PNG download, which needs nothing installed beside the browser."""
+    """The plotly config that makes a figure's camera button save ``name``.png, laid out again at
+    :data:`IMAGE_WIDTH` pixels and drawn at twice that by the browser showing it: the dashboard's PNG download,
+    which needs nothing installed beside the browser. Saved at the width of a narrow column, a plot stood beside a
+    legend as tall as itself.
+
+    Examples
+    --------
+    >>> image_config("recall-against-k")["toImageButtonOptions"]
+    {'format': 'png', 'filename': 'recall-against-k', 'width': 1200, 'scale': 2}
+    """
     return {
         "displaylogo": False,
-        "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2},
+        "toImageButtonOptions": {"format": "png", "filename": name, "width": IMAGE_WIDTH, "scale": 2},
     }
 
 

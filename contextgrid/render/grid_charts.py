@@ -7,14 +7,13 @@ draws it, since plotly renders a subset of HTML in labels and hover text.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from contextgrid.render.style import MARKS, escaped, finish, legend_key, marks, rows_height
+from contextgrid.render.style import MARKS, escaped, finish, heading, legend_key, marks, plot_text, rows_height
 
 __all__ = ["EXAMPLES_SHOWN", "OUTCOME_COLOURS", "curves_plot", "grid_heatmap", "pair_scatter", "pivot_heatmap"]
 
@@ -58,23 +57,33 @@ def grid_heatmap(grid: pd.DataFrame, best: Mapping[str, Sequence[str]] | None = 
             colorscale="Viridis",
             zmin=0.0,
             zmax=1.0,
-            colorbar={"title": {"text": "score"}},
+            colorbar={"title": {"text": "score", "side": "right"}},
             xgap=1,
             ygap=1,
             hovertemplate="%{y}<br>%{x}: %{z:.4f} %{text}<extra></extra>",
         )
     )
+    title, top = heading("metric@k by configuration (★ best in column)")
+    # The column labels stand at 60 degrees above the plot, under the title: the top margin holds both (about
+    # 0.6 of the 13-pixel font per character, times sin 60°).
+    labels_height = int(max(map(len, labels), default=0) * 13 * 0.6 * 0.87) + 16
     figure.update_layout(
-        title={"text": "metric@k by configuration (★ best in column)"},
+        title=title,
         xaxis={"type": "category", "tickangle": -60, "side": "top"},
         yaxis={"type": "category", "autorange": "reversed", "tickfont": {"size": 11}},
     )
-    return finish(figure, height=rows_height(len(configs), chrome=190))
+    return finish(
+        figure, height=rows_height(len(configs), chrome=190) + labels_height, margin={"t": top + labels_height}
+    )
 
 
-def pivot_heatmap(pivot: pd.DataFrame, label: str, counts: pd.DataFrame | None = None) -> Any:
+def pivot_heatmap(
+    pivot: pd.DataFrame, label: str, counts: pd.DataFrame | None = None, *, averaged_over: Sequence[str] = ()
+) -> Any:
     """A :func:`contextgrid.analysis.grid.pivot_grid` table as a heatmap, each cell labelled with its value
-    and, from ``counts`` (:func:`contextgrid.analysis.grid.pivot_counts`), how many configurations it averages.
+    and, from ``counts`` (:func:`contextgrid.analysis.grid.pivot_counts`), "mean of n" where it averages n
+    configurations; the subtitle says so, and names ``averaged_over``, the parameters those configurations
+    differ in (a recursive and a fixed-size chunker of one size in one cell).
 
     Examples
     --------
@@ -83,11 +92,12 @@ def pivot_heatmap(pivot: pd.DataFrame, label: str, counts: pd.DataFrame | None =
     >>> pivot = pd.DataFrame([[0.25, None]], index=pd.Index([256], name="size"),
     ...                      columns=pd.Index(["bm25", "dense"], name="retriever"))
     >>> counts = pd.DataFrame([[3, 0]], index=pivot.index, columns=pivot.columns)
-    >>> figure = pivot_heatmap(pivot, "ndcg@10", counts)
-    >>> figure.layout.title.text
-    'ndcg@10 by size × retriever<br><sup>each cell the mean of the configurations it counts (n)</sup>'
+    >>> figure = pivot_heatmap(pivot, "ndcg@10", counts, averaged_over=["chunker"])
+    >>> print(figure.layout.title.text.replace("<br>", chr(10)))
+    ndcg@10 by size × retriever
+    <sup>a cell marked “mean of n” averages n configurations, which differ in chunker</sup>
     >>> figure.data[0].text
-    (['0.250<br>n = 3', ''],)
+    (['0.250<br>mean of 3', ''],)
     """
     import plotly.graph_objects as go
 
@@ -100,7 +110,7 @@ def pivot_heatmap(pivot: pd.DataFrame, label: str, counts: pd.DataFrame | None =
     )
     text = [
         [
-            "" if np.isnan(value) else f"{value:.3f}" + (f"<br>n = {count}" if counts is not None else "")
+            "" if np.isnan(value) else f"{value:.3f}" + (f"<br>mean of {count}" if count > 1 else "")
             for value, count in zip(value_row, count_row, strict=True)
         ]
         for value_row, count_row in zip(values, averaged, strict=True)
@@ -116,23 +126,26 @@ def pivot_heatmap(pivot: pd.DataFrame, label: str, counts: pd.DataFrame | None =
             colorscale="Viridis",
             zmin=0.0,
             zmax=1.0,
-            colorbar={"title": {"text": html.escape(label)}},
+            colorbar={"title": {"text": plot_text(label), "side": "right"}},
             xgap=2,
             ygap=2,
-            hovertemplate=f"{html.escape(rows)} %{{y}}<br>{html.escape(columns)} %{{x}}<br>"
-            f"{html.escape(label)} %{{z:.4f}}, the mean of %{{customdata}} configurations<extra></extra>",
+            hovertemplate=f"{plot_text(rows)} %{{y}}<br>{plot_text(columns)} %{{x}}<br>"
+            f"{plot_text(label)} %{{z:.4f}}, the mean of %{{customdata}} configurations<extra></extra>",
         )
     )
-    subtitle = "each cell the mean of the configurations it counts (n)" if counts is not None else ""
-    figure.update_layout(
-        title={
-            "text": f"{html.escape(label)} by {html.escape(rows)} × {html.escape(columns)}"
-            + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
-        },
-        xaxis={"type": "category", "title": {"text": html.escape(columns)}},
-        yaxis={"type": "category", "title": {"text": html.escape(rows)}},
+    differ = f", which differ in {plot_text(', '.join(map(str, averaged_over)))}" if averaged_over else ""
+    subtitle = (
+        f"a cell marked “mean of n” averages n configurations{differ}"
+        if counts is not None and (averaged > 1).any()
+        else ""
     )
-    return finish(figure, height=rows_height(len(pivot), chrome=200) + 20 * len(pivot))
+    title, top = heading(f"{plot_text(label)} by {plot_text(rows)} × {plot_text(columns)}", subtitle, chars=90)
+    figure.update_layout(
+        title=title,
+        xaxis={"type": "category", "title": {"text": plot_text(columns)}},
+        yaxis={"type": "category", "title": {"text": plot_text(rows)}},
+    )
+    return finish(figure, height=rows_height(len(pivot), chrome=200) + 20 * len(pivot), margin={"t": top})
 
 
 def curves_plot(curves: pd.DataFrame, metric: str, params: Mapping[str, Mapping[str, object]] | None = None) -> Any:
@@ -166,21 +179,21 @@ def curves_plot(curves: pd.DataFrame, metric: str, params: Mapping[str, Mapping[
             go.Scatter(
                 x=ks,
                 y=[None if np.isnan(value) else float(value) for value in values[row]],
-                name=html.escape(name),
+                name=plot_text(name),
                 mode="lines+markers",
                 line={"color": mark.colour, "dash": mark.dash, "width": 2},
                 marker={"color": mark.colour, "symbol": mark.symbol, "size": 8},
                 showlegend=not by_parameters,
-                hovertemplate=f"{html.escape(name)}<br>k = %{{x}}: {html.escape(metric)} %{{y:.4f}}<extra></extra>",
+                hovertemplate=f"{plot_text(name)}<br>k = %{{x}}: {plot_text(metric)} %{{y:.4f}}<extra></extra>",
             )
         )
     if by_parameters:
         figure.add_traces(legend_key(channels, drawn, given, lines=True))
     cut = f" (the first {MARKS} of {len(names)} configurations)" if len(names) > MARKS else ""
     figure.update_layout(
-        title={"text": f"{html.escape(metric)} against k{cut}"},
+        title={"text": f"{plot_text(metric)} against k{cut}"},
         xaxis={"type": "log", "tickvals": ks, "ticktext": [str(k) for k in ks], "title": {"text": "k (log scale)"}},
-        yaxis={"range": [0, 1.02], "title": {"text": html.escape(metric)}},
+        yaxis={"range": [0, 1.02], "title": {"text": plot_text(metric)}},
         hovermode="closest",
     )
     legend_rows = len(figure.data) if not by_parameters else len(figure.data) - len(drawn) + 2 * len(channels)
@@ -221,7 +234,7 @@ def pair_scatter(changes: pd.DataFrame, a: str, b: str, label: str) -> Any:
             "a": changes[a].to_numpy(dtype=float),
             "b": changes[b].to_numpy(dtype=float),
             "outcome": changes["outcome"].to_numpy(),
-            "question": [html.escape(str(question)) for question in changes.index],
+            "question": [plot_text(str(question)) for question in changes.index],
         }
     )
     # One point per distinct pair of scores, in order of first appearance (the biggest changes first).
@@ -264,16 +277,17 @@ def pair_scatter(changes: pd.DataFrame, a: str, b: str, label: str) -> Any:
                 # Scores of 0 and 1 lie on the plot's edges: a point sized by many questions is drawn whole.
                 cliponaxis=False,
                 customdata=part[["questions", "examples"]].to_numpy(dtype=object),
-                hovertemplate=f"%{{customdata[0]}} questions: %{{customdata[1]}}<br>{html.escape(b)} %{{x:.3f}}, "
-                f"{html.escape(a)} %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"%{{customdata[0]}} questions: %{{customdata[1]}}<br>{plot_text(b)} %{{x:.3f}}, "
+                f"{plot_text(a)} %{{y:.3f}}<extra></extra>",
             )
         )
+    title, top = heading(f"{plot_text(label)} per question: {plot_text(a)} against {plot_text(b)}")
     figure.update_layout(
-        title={"text": f"{html.escape(label)} per question: {html.escape(a)} against {html.escape(b)}"},
-        xaxis={"range": [-0.05, 1.05], "title": {"text": html.escape(b)}},
-        yaxis={"range": [-0.05, 1.05], "title": {"text": html.escape(a)}},
-        # Legend markers of one size: sized by their points' counts, most were drawn a pixel or two wide.
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "itemsizing": "constant"},
-        margin={"t": 100},
+        title=title,
+        xaxis={"range": [-0.05, 1.05], "title": {"text": plot_text(b)}},
+        yaxis={"range": [-0.05, 1.05], "title": {"text": plot_text(a)}},
+        # Below the plot, where it meets neither the title nor a point; markers of one size: sized by their
+        # points' counts, most were drawn a pixel or two wide.
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0, "itemsizing": "constant"},
     )
-    return finish(figure, height=480, margin={"t": 100})
+    return finish(figure, height=520, margin={"t": top, "b": 80})

@@ -3,12 +3,11 @@ figure the dashboard, notebooks and downloads draw."""
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Any
 
 from contextgrid.core.errors import parameter_error
-from contextgrid.render.style import finish, rows_height
+from contextgrid.render.style import finish, plot_text, rows_height
 from contextgrid.significance.comparisons import ComparisonTable, PairedComparison
 from contextgrid.significance.wording import format_level, limits, verdict_phrase
 
@@ -25,10 +24,10 @@ VERDICT_COLOURS: dict[str, str] = {
 def _hover(comparison: PairedComparison) -> str:
     effect = "n/a" if comparison.effect_size is None else f"{comparison.effect_size:+.2f}"
     return (
-        f"<b>{html.escape(comparison.a)}</b><br>mean {comparison.mean_a:.4f} vs {comparison.mean_b:.4f}<br>"
-        f"{html.escape(verdict_phrase(comparison))}<br>"
+        f"<b>{plot_text(comparison.a)}</b><br>mean {comparison.mean_a:.4f} vs {comparison.mean_b:.4f}<br>"
+        f"{plot_text(verdict_phrase(comparison))}<br>"
         f"effect size d = {effect}<br>wins/ties/losses {comparison.wins}/{comparison.ties}/{comparison.losses}<br>"
-        + "<br>".join(html.escape(sentence) for sentence in limits(comparison))
+        + "<br>".join(plot_text(sentence) for sentence in limits(comparison))
     )
 
 
@@ -101,11 +100,11 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
             )
         )
     figure.add_vline(x=0.0, line_dash="dash", line_color="#444444")
-    metric = html.escape(table.metric or "score")
-    baseline = html.escape(table.baseline)
-    heading = html.escape(title) if title else f"{metric}: difference to {baseline}"
+    metric = plot_text(table.metric or "score")
+    baseline = plot_text(table.baseline)
+    heading = plot_text(title) if title else f"{metric}: difference to {baseline}"
     figure.update_layout(
-        title={"text": f"{heading}<br><sup>{html.escape(_subtitle(table))}</sup>"},
+        title={"text": f"{heading}<br><sup>{plot_text(_subtitle(table))}</sup>"},
         xaxis={"title": {"text": f"{metric} minus {baseline}"}, "zeroline": False, "range": [low_edge, high_edge]},
         # Rows in the table's order, top to bottom, whichever verdict trace drew them.
         yaxis={
@@ -156,7 +155,7 @@ def _subtitle(table: ComparisonTable) -> str:
 
 def _label(comparison: PairedComparison) -> str:
     # Configuration names are the user's: plotly renders HTML in tick labels.
-    name = html.escape(comparison.a)
+    name = plot_text(comparison.a)
     return f"{comparison.marker} {name}" if comparison.marker else name
 
 

@@ -140,7 +140,8 @@ class SpanBars:
         widths = [label_width(f"{tick:,}", TICK_FONT) for tick in ticks]
         inner = [index for index in range(len(ticks)) if 0 < ticks[index] < ticks[-1]]
         kept = [ticks[index] for index in _spaced(places, widths, scale, first=inner)]
-        full = [f"⋯ {hidden:,} ⋯" for _, _, hidden in self.gaps]
+        # The unit said: a bare count over the axis reads as one more offset.
+        full = [f"⋯ {hidden:,} characters ⋯" for _, _, hidden in self.gaps]
         centres = [(start + end) / 2 for start, end, _ in self.gaps]
         roomy = set(_spaced(centres, [label_width(text, GAP_FONT) for text in full], scale))
         texts = [full[index] if index in roomy else "⋯" for index in range(len(full))]

@@ -10,6 +10,8 @@ dashboard, the downloads, the report and the command line draw the same figure.
 from __future__ import annotations
 
 import html
+import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,7 @@ __all__ = [
     "finish",
     "legend_key",
     "marks",
+    "plot_text",
     "rows_height",
 ]
 
@@ -73,9 +76,23 @@ class Mark:
     dash: str
 
 
+def plot_text(value: object) -> str:
+    """``value`` as text that plotly draws as written: ``&``, ``<`` and ``>`` escaped, quote marks left alone.
+
+    Plotly renders a subset of HTML in labels and hover text but reads only a few entities: a ``&quot;`` would
+    show as itself.
+
+    Examples
+    --------
+    >>> plot_text('the "best" <b>')
+    'the "best" &lt;b&gt;'
+    """
+    return html.escape(str(value), quote=False)
+
+
 def escaped(values: Sequence[object]) -> list[str]:
-    """Each value as text, HTML-escaped: plotly renders a subset of HTML in labels and hover text."""
-    return [html.escape(str(value)) for value in values]
+    """Each value as text, escaped for plotly (:func:`plot_text`)."""
+    return [plot_text(value) for value in values]
 
 
 def _template() -> Any:
@@ -116,6 +133,43 @@ def finish(figure: Any, *, height: int, margin: Mapping[str, int] | None = None)
         autosize=True,
     )
     return figure
+
+
+def heading(title: str, subtitle: str = "", *, chars: int = 60) -> tuple[dict[str, Any], int]:
+    """A figure's title (already escaped) with its ``subtitle`` wrapped at ``chars`` characters (about 400
+    pixels of its font), pinned to the top of the figure; and the top margin it needs, in pixels.
+
+    Left to plotly, a title sits halfway down the top margin, over whatever the plot puts there (column labels
+    on top, labels of folded stretches); a long subtitle ran off the figure's right edge.
+
+    Examples
+    --------
+    >>> title, top = heading("Gold", "one two three four", chars=10)
+    >>> title["text"], top
+    ('Gold<br><sup>one two</sup><br><sup>three four</sup>', 94)
+    """
+    lines = textwrap.wrap(subtitle, chars, break_long_words=False, break_on_hyphens=False) if subtitle else []
+    text = "<br>".join([title, *(f"<sup>{line}</sup>" for line in lines)])
+    layout = {"text": text, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 22, "l": 8}}
+    return layout, 62 + 16 * len(lines)
+
+
+def log_ticks(low: float, high: float) -> dict[str, list[Any]]:
+    """Ticks of a log axis from ``low`` to ``high``: 1, 2 and 5 of each power of ten, written in full
+    ("2,000"), thinned to 1 of each power when there are more than twelve. Plotly's own repeat a bare "2" and
+    "5" in every decade, or crowd every whole step ("800", "900", "1,000") together.
+
+    Examples
+    --------
+    >>> log_ticks(150, 1200)
+    {'tickvals': [200, 500, 1000], 'ticktext': ['200', '500', '1,000']}
+    """
+    low, high = max(float(low), 1e-9), max(float(high), float(low), 1e-9)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    steps = (1, 2, 5) if last - first <= 4 else (1,)
+    values = [step * 10**power for power in range(first, last + 1) for step in steps]
+    shown = [value for value in values if low <= value <= high] or [values[0]]
+    return {"tickvals": shown, "ticktext": [f"{value:,}" if value >= 1 else f"{value:g}" for value in shown]}
 
 
 def rows_height(rows: int, chrome: int = 170) -> int:
@@ -229,9 +283,9 @@ def legend_key(
         go.Scatter(
             x=[None],
             y=[None],
-            name=html.escape(text),
+            name=plot_text(text),
             legendgroup=channel,
-            legendgrouptitle={"text": html.escape(", ".join(channels[channel]))},
+            legendgrouptitle={"text": plot_text(", ".join(channels[channel]))},
             mode="lines+markers" if lines else "markers",
             marker={"color": mark.colour, "symbol": mark.symbol, "size": 9},
             line={"color": mark.colour, "dash": mark.dash},

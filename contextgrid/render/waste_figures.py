@@ -11,7 +11,6 @@ bins the questions by how much of their gold came back.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +19,8 @@ import numpy as np
 from contextgrid.core.errors import UnknownScoreError
 from contextgrid.data.records import Span
 from contextgrid.render.document import SPAN_CLASSES
-from contextgrid.render.span_bars import GAP_FONT, NARROWEST, TICK_FONT, span_bars
-from contextgrid.render.style import escaped, finish, legend_key, marks, rows_height
+from contextgrid.render.span_bars import GAP_FONT, NARROWEST, TICK_FONT, label_width, span_bars
+from contextgrid.render.style import escaped, finish, heading, legend_key, marks, plot_text, rows_height
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,7 +106,7 @@ def span_map(
     """
     import plotly.graph_objects as go
 
-    drawn = span_bars(doc_id, length, gold, bands, margin, expanded, html.escape)
+    drawn = span_bars(doc_id, length, gold, bands, margin, expanded, plot_text)
     axis = drawn.axis
     figure = go.Figure()
     for kind in SPAN_CLASSES:
@@ -126,6 +125,8 @@ def span_map(
             )
         )
     labels = drawn.labels(NARROWEST)
+    span = float(axis.shown[-1]) or 1.0
+    scale = drawn.plot_width(NARROWEST) / span
     for (start, end, hidden), text in zip(drawn.gaps, labels.gaps, strict=True):
         # The folded stretch shaded across every row (it holds no span, so it covers no bar) and labelled above
         # the plot, where it collides with no row; the offsets are thinned to the narrowest width drawn.
@@ -141,8 +142,12 @@ def span_map(
             layer="below",
         )
         if text:
+            # A label that would stick out past either end of the axis is set against that end instead.
+            centre, half = (start + end) / 2, label_width(text, GAP_FONT) / 2 / scale
+            anchor = "right" if centre + half > span else "left" if centre - half < 0 else "center"
             figure.add_annotation(
-                x=(start + end) / 2,
+                x={"right": end, "left": start, "center": centre}[anchor],
+                xanchor=anchor,
                 y=1,
                 yref="paper",
                 yanchor="bottom",
@@ -152,10 +157,13 @@ def span_map(
                 font={"size": GAP_FONT, "color": "#6b6b6b"},
             )
     folded = "; ⋯ folds a stretch far from any span" if drawn.gaps else ""
+    title, top = heading(
+        plot_text(doc_id), f"what came back, over the document ({length:,} characters{folded})", chars=70
+    )
     figure.update_layout(
         barmode="overlay",
         bargap=0.25,
-        title=f"{html.escape(doc_id)}<br><sup>what came back, over the document ({length:,} characters{folded})</sup>",
+        title=title,
         xaxis={
             "title": "character offset",
             **(
@@ -168,11 +176,19 @@ def span_map(
             "range": [0, float(axis.shown[-1])],
             "showgrid": False,
         },
-        yaxis={"categoryorder": "array", "categoryarray": drawn.rows[::-1], "type": "category"},
+        # Every row's place held, empty or not: left to plotly, the range ends at the last row with a bar, and a
+        # first configuration's gold row with nothing on it (a document with no gold) fell off the top.
+        yaxis={
+            "categoryorder": "array",
+            "categoryarray": drawn.rows[::-1],
+            "type": "category",
+            "range": [-0.5, len(drawn.rows) - 0.5],
+        },
         legend=_LEGEND_BELOW,
     )
     # Room on the right for the last offset and a gap label centred near the end.
-    return finish(figure, height=max(280, 24 * len(drawn.rows) + 230), margin={"b": 90, "t": 90, "r": 40})
+    # Room above the plot for the folded stretches' labels, on the right for the last offset.
+    return finish(figure, height=max(280, 24 * len(drawn.rows) + 230), margin={"b": 90, "t": top + 24, "r": 40})
 
 
 def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the retrieved characters went") -> Any:
@@ -202,7 +218,7 @@ def waste_split_plot(wastes: Mapping[str, Waste], *, title: str = "Where the ret
         )
     figure.update_layout(
         barmode="stack",
-        title=html.escape(title),
+        title=plot_text(title),
         xaxis={"title": "characters", "rangemode": "tozero"},
         yaxis={"autorange": "reversed", "type": "category"},
         legend=_LEGEND_BELOW,
@@ -222,7 +238,7 @@ def _share_heatmap(z: Any, x: list[str], rows: list[object], hover: Any, templat
         colorscale=_SCALE,
         zmin=0.0,
         zmax=1.0,
-        colorbar={"title": "share of gold"},
+        colorbar={"title": {"text": "share of gold", "side": "right"}, "tickformat": ".0%"},
         hovertemplate=template,
     )
 
@@ -250,7 +266,7 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
     hover = [
         [
             (
-                f"{html.escape(str(lookup[(q, r)].chunk_id))}: {html.escape(str(lookup[(q, r)].excerpt))}"
+                f"{plot_text(str(lookup[(q, r)].chunk_id))}: {plot_text(str(lookup[(q, r)].excerpt))}"
                 if (q, r) in lookup
                 else "nothing retrieved"
             )
@@ -267,22 +283,23 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
             "%{y} rank %{x}: %{z:.0%} of the gold<br>%{customdata}<extra></extra>",
         )
     )
-    suffix = f" ({html.escape(config)})" if config else ""
+    suffix = f" ({plot_text(config)})" if config else ""
     if none == len(matrix):
         subtitle = f"no question's top {k} holds any of its gold; the first {len(worst)} of {len(matrix)} drawn"
     else:
         left_out = len(some) - len(worst)
         subtitle = (
-            f"the {len(worst)} of {len(matrix)} questions whose top {k} hold the least gold, but some"
-            + (f"; {left_out} more not drawn" if left_out else "")
-            + f"; {none} hold none of it (not drawn)"
+            f"the {len(worst)} of {len(matrix):,} questions whose top {k} hold the least gold, but some"
+            + (f"; {left_out:,} more not drawn" if left_out else "")
+            + (f"; {none:,} hold none of it (not drawn)" if none else "")
         )
+    title, top = heading(f"Gold held at each rank{suffix}", subtitle, chars=62)
     figure.update_layout(
-        title=f"Gold held at each rank{suffix}<br><sup>{subtitle}</sup>",
+        title=title,
         xaxis={"title": "rank", "type": "category"},
         yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}},
     )
-    return finish(figure, height=rows_height(len(worst), chrome=180))
+    return finish(figure, height=rows_height(len(worst), chrome=180) + top - 70, margin={"t": top})
 
 
 def _bin_of(shares: np.ndarray[Any, np.dtype[np.float64]]) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -342,17 +359,22 @@ def configuration_heatmap(matrix: pd.DataFrame, k: int, *, best_chunk: pd.DataFr
             zmax=1.0,
             xgap=1,
             ygap=1,
-            colorbar={"title": {"text": "share of<br>questions"}, "tickformat": ".0%"},
+            colorbar={"title": {"text": "share of questions", "side": "right"}, "tickformat": ".0%", "dtick": 0.25},
             hovertemplate=f"%{{y}}<br>top {k} hold %{{x}} of the gold: %{{customdata}}<extra></extra>",
         )
     )
+    title, top = heading(
+        f"Gold in the top {k}, by configuration",
+        f"the {len(matrix.columns):,} questions by the share of their gold the top {k} hold together",
+        chars=62,
+    )
     figure.update_layout(
-        title=f"Gold in the top {k}, by configuration<br><sup>questions ({len(matrix.columns)}) by the share "
-        f"of their gold the top {k} hold together</sup>",
+        title=title,
         xaxis={"title": f"share of the gold in the top {k}", "type": "category"},
         yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}},
     )
-    return finish(figure, height=rows_height(len(matrix), chrome=200))
+    # Never shorter than the colour bar's three labels need (two configurations drew them on top of each other).
+    return finish(figure, height=max(rows_height(len(matrix), chrome=200) + top - 70, 380), margin={"t": top})
 
 
 def precision_recall_plot(
@@ -375,7 +397,11 @@ def precision_recall_plot(
     drawn, channels = marks(names, given)
     by_parameters = bool(channels) and len(drawn) > _NAMED_LEGEND
     figure = go.Figure()
-    for name, (_, row) in zip(names, summary.iterrows(), strict=True):
+    sizes = _nested_sizes(summary[label].to_numpy(dtype=float), summary["character_precision"].to_numpy(dtype=float))
+    # The biggest first, so that a smaller mark on the same place is drawn over it; the legend keeps the order.
+    order = sorted(range(len(names)), key=lambda place: -sizes[place])
+    for place in order:
+        name, row = names[place], summary.iloc[place]
         if name not in drawn:
             continue
         figure.add_trace(
@@ -383,17 +409,18 @@ def precision_recall_plot(
                 x=[row[label]],
                 y=[row["character_precision"]],
                 mode="markers",
-                name=html.escape(name),
+                name=plot_text(name),
+                legendrank=place,
                 marker={
-                    "size": 12,
+                    "size": sizes[place],
                     "color": drawn[name].colour,
                     "symbol": drawn[name].symbol,
                     "line": {"color": "#ffffff", "width": 1},
                 },
                 showlegend=not by_parameters,
                 customdata=[[row["share_gold"], row["retrieved_total"]]],
-                hovertemplate=f"{html.escape(name)}<br>"
-                + html.escape(label)
+                hovertemplate=f"{plot_text(name)}<br>"
+                + plot_text(label)
                 + " %{x:.3f}<br>mean character precision %{y:.1%}<br>"
                 "gold share of all characters sent %{customdata[0]:.1%}<br>"
                 "characters per question %{customdata[1]:,.0f}<extra></extra>",
@@ -401,14 +428,45 @@ def precision_recall_plot(
         )
     if by_parameters:
         figure.add_traces(legend_key(channels, drawn, given))
+    title, top = heading(f"{plot_text(label)} against character precision", "how much of what came back is the answer")
+    # Below the plot: beside it, a legend of long names left the plot a narrow strip (and the camera button's
+    # PNG a narrow plot beside a tall legend).
+    entries = [str(trace.name) for trace in figure.data if trace.showlegend is not False]
+    legend = _legend_height(entries)
     figure.update_layout(
-        title=f"{html.escape(label)} against character precision"
-        "<br><sup>how much of what came back is the answer</sup>",
-        xaxis={"title": f"{html.escape(label)} (chunk level)", "range": [-0.03, 1.05]},
-        yaxis={"title": "mean character precision", "tickformat": ".0%", "rangemode": "tozero"},
+        title=title,
+        xaxis={"title": f"{plot_text(label)} (chunk level)", "range": [-0.03, 1.05]},
+        # Up to two decimals, the zeros dropped: ".0%" wrote 2.5% as "3%", beside a "2%" and another "3%".
+        yaxis={"title": "mean character precision", "tickformat": ".2~%", "rangemode": "tozero"},
+        legend=_LEGEND_BELOW,
     )
-    entries = len(figure.data) if not by_parameters else len(figure.data) - len(drawn) + 2 * len(channels)
-    return finish(figure, height=max(440, 22 * entries + 120))
+    return finish(figure, height=420 + legend, margin={"t": top, "b": legend + 60})
+
+
+# A point's mark, and each smaller one on the same place (within this share of either axis): four configurations
+# of one chunk size on one point are four rings, not one blob.
+_MARK_SIZES = (16, 11, 7, 4)
+_NEAR = 0.02
+
+
+def _nested_sizes(x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> list[int]:
+    """Each point's marker size: the largest, less one step for each earlier point on (nearly) the same place."""
+    scale_y = max(float(np.nanmax(y)) if len(y) else 0.0, 1e-9)
+    near = (np.abs(x[:, None] - x[None, :]) <= _NEAR) & (np.abs(y[:, None] - y[None, :]) <= _NEAR * scale_y)
+    earlier = np.tril(near, k=-1).sum(axis=1)
+    return [_MARK_SIZES[min(int(count), len(_MARK_SIZES) - 1)] for count in earlier]
+
+
+def _legend_height(entries: Sequence[str], width: int = 480) -> int:
+    """Pixels a horizontal legend of ``entries`` takes below a plot ``width`` pixels wide (7 pixels a
+    character and 40 for the mark, 20 a line)."""
+    lines, used = 1, 0
+    for entry in entries:
+        wide = 7 * len(entry) + 40
+        if used and used + wide > width:
+            lines, used = lines + 1, 0
+        used += wide
+    return 20 * lines + 20
 
 
 # Past this many configurations a legend of them is longer than the plot: the legend names the parameters.
