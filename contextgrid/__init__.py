@@ -68,7 +68,9 @@ from contextgrid.significance import (
     compare_pair,
     correct_p_values,
 )
+from contextgrid.significance.gate import GateResult, gate
 from contextgrid.workspace.configuration import Configuration
+from contextgrid.workspace.gate import GateReport, gate_files, gate_workspace
 from contextgrid.workspace.live import evaluate_retriever
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
@@ -93,6 +95,8 @@ __all__ = [
     "ContextGridError",
     "DuplicateChunkError",
     "EvalItem",
+    "GateReport",
+    "GateResult",
     "GoldSpan",
     "GradeRule",
     "InputFileError",
@@ -135,6 +139,9 @@ __all__ = [
     "evaluate",
     "evaluate_retriever",
     "first_relevant_ranks",
+    "gate",
+    "gate_files",
+    "gate_workspace",
     "get_chunker",
     "get_metric",
     "gold_coverage_by_chunk",

@@ -15,10 +15,10 @@ from contextgrid.workspace.manifest import load_workspace
 if TYPE_CHECKING:
     from contextgrid.significance import ComparisonTable
 
-__all__ = ["COMMAND", "COMPARE_FORMATS"]
+__all__ = ["COMMAND", "COMPARE_FORMATS", "metric_at_k"]
 
 
-def _metric_at_k(text: str) -> tuple[str, int]:
+def metric_at_k(text: str) -> tuple[str, int]:
     """``--metric ndcg@10`` as a registered metric name and a cut-off."""
     name, _, k = text.partition("@")
     if name not in METRICS or not k.isdigit() or int(k) < 1:
@@ -33,7 +33,7 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
     from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
 
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
-    parser.add_argument("--metric", type=_metric_at_k, required=True, metavar="METRIC@K", help="e.g. ndcg@10")
+    parser.add_argument("--metric", type=metric_at_k, required=True, metavar="METRIC@K", help="e.g. ndcg@10")
     parser.add_argument("--baseline", metavar="NAME", help="the configuration to compare with (default: the first)")
     parser.add_argument("--test", choices=PAIRED_TESTS.names(), default="permutation", help="default: permutation")
     parser.add_argument("--correction", choices=CORRECTIONS.names(), default="holm", help="default: holm")

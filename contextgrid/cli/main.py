@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from contextgrid import __version__
-from contextgrid.cli import answers, app, budget, compare, diagnose, evaluate, import_chunks, report, sweep
+from contextgrid.cli import answers, app, budget, compare, diagnose, evaluate, gate, import_chunks, report, sweep
 from contextgrid.cli.commands import COMMANDS, add_limit_options, register_command
 from contextgrid.cli.tables import printable
 from contextgrid.core.errors import ContextGridError
@@ -37,6 +37,7 @@ for command in (
     diagnose.COMMAND,
     import_chunks.COMMAND,
     budget.COMMAND,
+    gate.COMMAND,
 ):
     register_command(command)
 
