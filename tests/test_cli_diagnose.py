@@ -67,6 +67,8 @@ def tiny(tmp_path: Path) -> Path:
         manifest += (
             f'\n[[config]]\nname = "{name}"\nrun = "{name}.trec"\nqrels = "{name}.qrels"\nchunks = "{name}.jsonl"\n'
         )
+        if name == "sentences":  # a lexical retriever, unstemmed: "cost" is not "costs"
+            manifest += '[config.params]\nretriever = "bm25"\nstemmer = "none"\n'
     (tmp_path / "contextgrid.toml").write_text(manifest)
     return tmp_path
 
@@ -97,14 +99,27 @@ def test_json_names_every_cause_of_the_tiny_workspace_in_file_order(
         "cause": "ranked_low",
         "first_relevant_rank": 3,
         "best_chunk_share": 1.0,
-        "vocabulary_gap": None,
+        "vocabulary_gap": False,
         "distractor": "s0",
         "distractor_rank": 2,
         "distractor_similarity": 3 / 7,
         "gold_share_of_top_k": None,
+        "gold_recall_at_k": None,
+        "retrieved": 3,
+        # s2 is the gold sentence exactly; s0 shares no question word and 3 of 7 words with the gold.
+        "gold_density": 1.0,
+        "diluted": False,
+        "distractors": 0,
+        # s1, s0, s2: 28 + 25 + 39 characters; "whole" gets it at k = 2.
+        "smallest_k": 3,
+        "smallest_budget": 92,
+        "hit_elsewhere": 1,
     }
-    # "cost" is not "costs": the question shares no content word with the gold sentence.
+    # "cost" is not "costs" unstemmed: the question shares no term with the gold sentence.
     assert (not_retrieved["vocabulary_gap"], not_retrieved["distractor"]) == (True, None)
+    assert (not_retrieved["retrieved"], not_retrieved["smallest_k"], not_retrieved["hit_elsewhere"]) == (2, None, 1)
+    # "whole" is no lexical retriever: nothing is said of a lexical gap; its rows are all hits.
+    assert all(row["vocabulary_gap"] is None and row["hit_elsewhere"] is None for row in rows[6:])
     assert rows[0]["gold_share_of_top_k"] == 25 / (25 + 39)
     assert rows[6]["gold_share_of_top_k"] == 25 / len(TEXT)
 
@@ -122,14 +137,25 @@ def test_the_table_is_aligned_with_a_dash_where_a_signal_does_not_apply(
 ) -> None:
     status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "sentences", "--k", "2")
     assert (status, err) == (0, "")
+    # q4 and q6 are hits of "whole" (elsewhere 1); q5 too. Then the count of each cause.
     assert out == (
-        "question  cause          first_rank  best_share  vocab_gap  distractor  d_rank  d_similar  gold_share\n"
-        "q10       hit                     1        1.00  -          -                -          -        0.39\n"
-        "q2        no_gold                 -           -  -          -                -          -           -\n"
-        "q3        unresolved              -           -  -          -                -          -           -\n"
-        "q4        ranked_low              3        1.00  -          s0               2       0.43           -\n"
-        "q5        split                   -        0.35  -          -                -          -           -\n"
-        "q6        not_retrieved           -        1.00  yes        -                -          -           -\n"
+        "question  cause          first_rank  retrieved  best_share  recall_k  lex_gap  density  distractors  min_k  "
+        "min_budget  elsewhere\n"
+        "q10       hit                     1          2        1.00      1.00  -              -            -      -  "
+        "         -          -\n"
+        "q2        no_gold                 -          0           -         -  -              -            -      -  "
+        "         -          -\n"
+        "q3        unresolved              -          0           -         -  -              -            -      -  "
+        "         -          -\n"
+        "q4        ranked_low              3          3        1.00         -  no          1.00            0      3  "
+        "        92          1\n"
+        "q5        split                   -          1        0.35         -  -              -            -      -  "
+        "         -          1\n"
+        "q6        not_retrieved           -          2        1.00         -  yes         1.00            0      -  "
+        "         -          1\n"
+        "\n"
+        "causes     no_gold  unresolved  hit  partial  split  ranked_low  not_retrieved\n"
+        "sentences        1           1    1        0      1           1              1\n"
     )
 
 
@@ -139,7 +165,7 @@ def test_csv_has_the_full_column_names_and_empty_cells_for_missing(
     status, out, _ = run_main(capsys, "diagnose", str(tiny), "--format", "csv")
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == ["config", *CAUSE_COLUMNS]
+    assert list(rows[0]) == ["config", *CAUSE_COLUMNS, "hit_elsewhere"]
     assert len(rows) == 12
     assert (rows[1]["cause"], rows[1]["first_relevant_rank"], rows[1]["best_chunk_share"]) == ("no_gold", "", "")
 
@@ -173,11 +199,9 @@ def test_the_sample_workspace_gives_one_object_per_question_and_configuration(
     assert (status, err) == (0, "")
     rows = json.loads(out)
     questions = [json.loads(line)["id"] for line in (SAMPLE / "questions.jsonl").read_text().splitlines()]
-    assert len(questions) == 274
-    assert len(rows) == 10 * 274
-    assert [row["question"] for row in rows[:274]] == questions
-    assert len({row["config"] for row in rows}) == 10
-    assert sum(row["cause"] == "no_gold" for row in rows) == 10 * 21
+    configs = {row["config"] for row in rows}
+    assert len(rows) == len(configs) * len(questions)
+    assert [row["question"] for row in rows[: len(questions)]] == questions
     status, out, _ = run_main(capsys, "diagnose", str(SAMPLE), "--config", "hybrid-recursive-500-0", "--format", "json")
     one = json.loads(out)
     assert status == 0

@@ -100,7 +100,7 @@ def test_bad_arguments_are_refused_by_name(scored: cg.Workspace) -> None:
 def test_the_failure_sentence_counts_each_cause(scored: cg.Workspace) -> None:
     base = configuration_summary(scored, "wide", k=1)
     counts = pd.DataFrame(
-        [[2, 1, 40, 3, 0, 7], [0, 0, 1, 0, 0, 0]],
+        [[2, 1, 40, 0, 3, 0, 7], [0, 0, 1, 0, 0, 0, 0]],
         index=pd.Index(["wide", "base"], name="config"),
         columns=pd.Index(list(CAUSES), name="cause"),
     )
@@ -118,7 +118,7 @@ def test_the_failure_sentence_counts_each_cause(scored: cg.Workspace) -> None:
     )
     assert summary.failures() == (
         "40 of 50 answerable questions find gold in the top 1; of the 10 that fail, 3 have their evidence split "
-        "over chunks that each hold too little of it and 7 retrieve nothing relevant at any depth (2 questions "
+        "over chunks that each hold too little of it and 7 retrieve nothing relevant in the chunks retrieved (2 questions "
         "with no gold evidence and 1 question whose gold is not in the documents, not counted)."
     )
     with pytest.raises(ContextGridError, match="cause_counts' table of the headline's configurations"):

@@ -1,4 +1,5 @@
-"""Why did a question fail? One cause per (configuration, question), and the signals behind it.
+"""Why did a question fail? One cause per (configuration, question), the signals behind it, and what would
+have fixed it.
 
 The causes, in rule order; the first rule that applies names the cause
 (:data:`CAUSES`):
@@ -9,44 +10,55 @@ The causes, in rule order; the first rule that applies names the cause
 2. ``unresolved``: it has gold evidence, but its gold spans of grade above 0
    cover no character of the documents (the anchors were not found in this
    parse): a data problem.
-3. ``hit``: a chunk graded above 0 in the configuration's qrels is in the top k.
-4. ``split``: no single chunk of the configuration's chunking holds at least
-   ``split_threshold`` of the question's gold characters (gold spans of grade
-   above 0, overlaps counted once): the evidence is scattered over chunks that
-   each hold too little of it.
-5. ``ranked_low``: a chunk graded above 0 is in the ranking, below rank k.
-6. ``not_retrieved``: otherwise; nothing relevant anywhere in the ranking.
+3. ``hit``: a chunk graded above 0 in the configuration's qrels is in the top k,
+   and the top k holds at least ``partial_threshold`` of the question's gold
+   characters (gold spans of grade above 0, overlaps counted once).
+4. ``partial``: a chunk graded above 0 is in the top k, but the top k holds less
+   than ``partial_threshold`` of the gold characters: a sliver of the evidence.
+5. ``split``: no single chunk of the configuration's chunking holds at least
+   ``split_threshold`` of the question's gold characters: the evidence is
+   scattered over chunks that each hold too little of it.
+6. ``ranked_low``: a chunk graded above 0 is in the ranking, below rank k.
+7. ``not_retrieved``: otherwise; nothing relevant in the ranking.
 
 :func:`question_causes` works from plain inputs (the questions, one
-configuration's chunks, run and qrels, and the documents) on columns: the
-records become arrays once, and every rule is an array operation over all the
-questions together. :func:`contextgrid.workspace.causes.failure_causes` runs it
-for every configuration of a workspace.
+configuration's chunks, run and qrels, and the documents) on columns, one
+function per stage: the inputs checked and aligned (the run's rows with the
+chunking by :func:`~contextgrid.evidence.run_waste.run_rows`, the alignment
+:mod:`~contextgrid.evidence.run_waste` uses too), the gold each chunk holds, the
+top k's share of the gold, the rules, then the signals of a miss and what would
+have fixed it. :func:`contextgrid.workspace.causes.failure_causes` runs it for
+every configuration of a workspace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from contextgrid.core.checks import check_fraction, check_k
-from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
+from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
 from contextgrid.core.text import words
-from contextgrid.data.records import Chunk, EvalItem, Span
-from contextgrid.data.spans import overlap_pairs, union
+from contextgrid.data.chunk_checks import checked_chunks, checked_items
+from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.character import gold_spans
-from contextgrid.evidence.run_waste import question_waste
+from contextgrid.evidence.run_waste import GoldColumns, RunRows, chunk_gold, gold_columns, question_waste, run_rows
 
 __all__ = [
     "CAUSES",
     "CAUSE_COLUMNS",
     "CAUSE_DTYPE",
+    "DILUTION_THRESHOLD",
+    "REPEAT_THRESHOLD",
     "STOP_WORDS",
+    "Analyzer",
+    "CauseOracle",
     "cause_counts",
+    "cause_oracle",
     "cause_transitions",
     "check_split_threshold",
     "configurations_with",
@@ -57,9 +69,13 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-CAUSES = ("no_gold", "unresolved", "hit", "split", "ranked_low", "not_retrieved")
+Analyzer = Callable[[str], Iterable[str]]
+"""A lexical retriever's analyzer: a text to its terms (:class:`contextgrid.index.bm25.Analyzer` is one)."""
+
+CAUSES = ("no_gold", "unresolved", "hit", "partial", "split", "ranked_low", "not_retrieved")
 """The causes in rule order: the first rule that applies to a question names its cause."""
 
 CAUSE_DTYPE = pd.CategoricalDtype(list(CAUSES), ordered=True)
@@ -75,8 +91,21 @@ CAUSE_COLUMNS = (
     "distractor_rank",
     "distractor_similarity",
     "gold_share_of_top_k",
+    "gold_recall_at_k",
+    "retrieved",
+    "gold_density",
+    "diluted",
+    "distractors",
+    "smallest_k",
+    "smallest_budget",
 )
 """The columns of :func:`question_causes`, in order."""
+
+DILUTION_THRESHOLD = 0.25
+"""A miss is ``diluted`` when gold is less than this share of the characters of the chunk holding most of it."""
+
+REPEAT_THRESHOLD = 0.8
+"""A chunk whose content words have at least this Jaccard similarity with the gold passage's nearly repeats it."""
 
 _STOP_WORDS = """
     a about above after again against all am an and any are as at be because been before being below between
@@ -108,7 +137,7 @@ def content_words(text: str) -> frozenset[str]:
     return words(text) - STOP_WORDS
 
 
-def check_split_threshold(value: object, *, function: str) -> float:
+def check_split_threshold(value: object, *, function: str, parameter: str = "split_threshold") -> float:
     """Return ``value`` as a float, or raise if it is not a fraction in (0, 1].
 
     Examples
@@ -120,56 +149,327 @@ def check_split_threshold(value: object, *, function: str) -> float:
     ...
     contextgrid.core.errors.InvalidParameterError: The 'split_threshold' parameter of f must be a number in (0, 1]...
     """
-    return check_fraction(value, function=function, parameter="split_threshold", low_open=True)
+    return check_fraction(value, function=function, parameter=parameter, low_open=True)
 
 
-def _distinct_items(items: Iterable[EvalItem], function: str) -> tuple[EvalItem, ...]:
-    questions = tuple(items)
-    for position, item in enumerate(questions):
-        if not isinstance(item, EvalItem):
-            raise ContextGridError(f"{function}: items[{position}] must be an EvalItem, got {item!r}")
-    ids = pd.Index([item.id for item in questions])
-    if ids.has_duplicates:
-        raise ContextGridError(
-            f"{function}: question ids must be distinct, repeated: {sorted(set(ids[ids.duplicated()]))}"
+# -- stage 1: the inputs checked and aligned ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """The questions and the chunking, with their ids as indexes (positions shared by every later array)."""
+
+    questions: tuple[EvalItem, ...]
+    chunking: tuple[Chunk, ...]
+    ids: pd.Index
+    chunk_ids: pd.Index
+
+    @property
+    def width(self) -> int:
+        """The multiplier of a (question, chunk) key: ``question * width + chunk``."""
+        return max(len(self.chunking), 1)
+
+
+def _inputs(items: Iterable[EvalItem], chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str) -> _Inputs:
+    questions = checked_items(items, function=function)
+    chunking = checked_chunks(chunks, function=function)
+    return _Inputs(
+        questions,
+        chunking,
+        pd.Index([item.id for item in questions], dtype=object),
+        pd.Index([chunk.id for chunk in chunking], dtype=object),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    """The whole ranking's rows (:class:`RunRows`), which are relevant, and per question the first relevant
+    rank (:data:`_NONE` for none) and how many chunks were retrieved."""
+
+    rows: RunRows
+    relevant: BoolArray
+    first: IntArray
+    depth: IntArray
+
+    @property
+    def ranked(self) -> BoolArray:
+        return self.first < _NONE
+
+
+def _ranking(inputs: _Inputs, ranking: RunTable, judged: QrelsTable, function: str) -> _Ranking:
+    n = len(inputs.questions)
+    rows = run_rows(ranking, inputs.ids, inputs.chunk_ids, None, function)
+    # Relevant rows: (question, chunk) graded above 0. A judged chunk outside the chunking is never ranked.
+    starts: IntArray = np.asarray(judged.starts, dtype=np.int64)
+    judged_item = np.repeat(
+        inputs.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)).astype(np.int64), starts[1:] - starts[:-1]
+    )
+    judged_chunk = inputs.chunk_ids.get_indexer(
+        pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
+    ).astype(np.int64)
+    graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
+    width = inputs.width
+    relevant = np.isin(rows.item * width + rows.chunk, judged_item[graded] * width + judged_chunk[graded])
+    first = np.full(n, _NONE, dtype=np.int64)
+    np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
+    depth = np.bincount(rows.item, minlength=n).astype(np.int64)
+    return _Ranking(rows, relevant, first, depth)
+
+
+# -- stage 2: the gold and what each chunk holds of it ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Gold:
+    """The merged gold (:class:`GoldColumns`, over the questions that have any), ``owner`` each of its questions'
+    position among all the questions, and per question: gold characters, whether it has gold evidence at all,
+    and the chunk holding the most of its gold (-1 for none) with what it holds."""
+
+    columns: GoldColumns
+    owner: IntArray
+    characters: IntArray
+    evidence: BoolArray
+    best_chunk: IntArray
+    best_held: IntArray
+
+    @property
+    def resolved(self) -> BoolArray:
+        return self.characters > 0
+
+    @property
+    def share(self) -> FloatArray:
+        """The best chunk's share of the gold, NaN where there is none."""
+        share: FloatArray = np.divide(
+            self.best_held, self.characters, out=np.full(len(self.characters), np.nan), where=self.resolved
         )
-    return questions
+        return share
 
 
-def _distinct_chunks(chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str) -> tuple[Chunk, ...]:
-    values = tuple(chunks.values()) if isinstance(chunks, Mapping) else tuple(chunks)
-    for position, chunk in enumerate(values):
-        if not isinstance(chunk, Chunk):
-            raise ContextGridError(f"{function}: chunks[{position}] must be a Chunk, got {chunk!r}")
-    ids = pd.Index([chunk.id for chunk in values])
-    if ids.has_duplicates:
+def _gold(inputs: _Inputs, documents: Mapping[str, str], function: str) -> _Gold:
+    n = len(inputs.questions)
+    merged = gold_columns(inputs.questions, function)
+    owner = inputs.ids.get_indexer(merged.ids).astype(np.int64)
+    elsewhere = next((i for i, span in enumerate(merged.spans) if span.doc_id not in documents), None)
+    if elsewhere is not None:
         raise ContextGridError(
-            f"{function}: chunk ids must be distinct, repeated: {sorted(set(ids[ids.duplicated()]))}"
+            f"{function}: question {merged.ids[merged.item[elsewhere]]!r} has gold evidence in document "
+            f"{merged.spans[elsewhere].doc_id!r}, which is not among the documents given"
         )
-    return values
+    characters = np.zeros(n, dtype=np.int64)
+    characters[owner] = merged.total
+    evidence = np.fromiter(
+        (any(g.grade > 0 for g in item.gold) or any(a.grade > 0 for a in item.anchors) for item in inputs.questions),
+        dtype=np.bool_,
+        count=len(inputs.questions),
+    )
+    held = chunk_gold(merged, [chunk.span for chunk in inputs.chunking])
+    # The best chunk: most gold held, ties to the first in the chunking.
+    question, chunk = owner[held.keys // inputs.width], held.keys % inputs.width
+    order = np.lexsort((chunk, -held.held, question))
+    firsts = order[np.unique(question[order], return_index=True)[1]]
+    best_chunk = np.full(n, -1, dtype=np.int64)
+    best_held = np.zeros(n, dtype=np.int64)
+    best_chunk[question[firsts]] = chunk[firsts]
+    best_held[question[firsts]] = held.held[firsts]
+    return _Gold(merged, owner, characters, evidence, best_chunk, best_held)
 
 
-def _row_questions(table: RunTable | QrelsTable, ids: pd.Index) -> IntArray:
-    """Position in ``ids`` of each row's question, -1 for a question not among them."""
-    per_question = ids.get_indexer(pd.Index(table.question_ids, dtype=object)).astype(np.int64)
-    starts = table.starts.astype(np.int64)
-    return np.repeat(per_question, starts[1:] - starts[:-1])
+# -- stage 3: the top k's share of the gold --------------------------------------------------------------------
 
 
-def _column(table: RunTable | QrelsTable, name: str) -> npt.NDArray[np.object_]:
-    return np.asarray(table.table.column(name).to_numpy(zero_copy_only=False), dtype=object)
+def _top_k(inputs: _Inputs, gold: _Gold, ranking: RunTable, cutoff: int) -> tuple[FloatArray, FloatArray]:
+    """Per question, the share of its gold characters the top k holds (character recall) and the share of
+    the top k's distinct characters that is gold (character precision); NaN for questions without gold."""
+    n = len(inputs.questions)
+    recall, precision = np.full(n, np.nan), np.full(n, np.nan)
+    waste = question_waste(gold.columns, ranking, inputs.chunking, cutoff)
+    recall[gold.owner] = waste["character_recall"].to_numpy()
+    precision[gold.owner] = waste["character_precision"].to_numpy()
+    return recall, precision
 
 
-def _word_codes(sets: Sequence[frozenset[str]], vocabulary: dict[str, int]) -> tuple[IntArray, IntArray]:
-    """``sets`` as two aligned columns: the position of the set each word is in, and the word's code."""
-    owner = np.repeat(np.arange(len(sets), dtype=np.int64), [len(words) for words in sets])
-    codes = np.array([vocabulary.setdefault(word, len(vocabulary)) for words in sets for word in words], dtype=np.int64)
-    return owner, codes
+# -- stage 4: the rules ----------------------------------------------------------------------------------------
 
 
-def _gold_words(gold: Sequence[tuple[Span, ...]], documents: Mapping[str, str]) -> list[frozenset[str]]:
-    """Each question's gold passage as content words: the union over its merged gold spans of the span's text's."""
-    return [frozenset().union(*(content_words(documents[s.doc_id][s.start : s.end]) for s in spans)) for spans in gold]
+def _rules(gold: _Gold, found: _Ranking, recall: FloatArray, cutoff: int, split: float, partial: float) -> IntArray:
+    """Each question's cause as its position in :data:`CAUSES`: the first rule that applies."""
+    in_top = found.ranked & (found.first <= cutoff)
+    enough = np.nan_to_num(recall) >= partial
+    return np.select(
+        [~gold.evidence, ~gold.resolved, in_top & enough, in_top, gold.share < split, found.ranked],
+        [0, 1, 2, 3, 4, 5],
+        default=6,
+    ).astype(np.int64)
+
+
+# -- stage 5: the signals of a miss ----------------------------------------------------------------------------
+
+
+class _Vocabulary:
+    """Words coded as integers, so that sets of words become two aligned columns (owner, code)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+
+    def code(self, sets: Sequence[Iterable[str]]) -> tuple[IntArray, IntArray]:
+        """``sets`` as the position of the set each distinct word is in, and the word's code."""
+        distinct = [frozenset(words_of) for words_of in sets]
+        owner = np.repeat(np.arange(len(distinct), dtype=np.int64), [len(words_of) for words_of in distinct])
+        codes = self.codes
+        flat = [codes.setdefault(word, len(codes)) for words_of in distinct for word in words_of]
+        return owner, np.array(flat, dtype=np.int64)
+
+    @property
+    def size(self) -> int:
+        return max(len(self.codes), 1)
+
+
+def _shared(
+    sets: tuple[IntArray, IntArray],
+    row_set: IntArray,
+    targets: tuple[IntArray, IntArray],
+    row_target: IntArray,
+    size: int,
+) -> IntArray:
+    """For each row, how many words of set ``row_set[row]`` (of ``sets``) are in set ``row_target[row]`` (of
+    ``targets``): each row's words expanded as rows, one membership test over them all."""
+    owner, codes = sets
+    count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+    lengths = count[row_set] if len(row_set) else np.zeros(0, dtype=np.int64)
+    word_row = np.repeat(np.arange(len(row_set), dtype=np.int64), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    word_at = np.repeat(start[row_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    target_owner, target_code = targets
+    inside = np.isin(row_target[word_row] * size + codes[word_at], target_owner * size + target_code)
+    return np.bincount(word_row[inside], minlength=len(row_set)).astype(np.int64)
+
+
+def _set_sizes(sets: tuple[IntArray, IntArray], n: int) -> IntArray:
+    return np.bincount(sets[0], minlength=n).astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class _Signals:
+    gap: BoolArray
+    gap_known: BoolArray
+    density: FloatArray
+    distractors: IntArray
+    closest: IntArray
+    closest_rank: IntArray
+    closest_similarity: FloatArray
+
+
+def _passages(inputs: _Inputs, gold: _Gold, documents: Mapping[str, str], chosen: IntArray) -> list[list[str]]:
+    """The text of each chosen question's merged gold spans (resolved questions only)."""
+    texts: list[list[str]] = [[] for _ in range(len(inputs.questions))]
+    columns = gold.columns
+    for span, question in zip(columns.spans, gold.owner[columns.item], strict=True):
+        texts[question].append(documents[span.doc_id][span.start : span.end])
+    return [texts[i] for i in chosen]
+
+
+def _lexical_gap(
+    inputs: _Inputs, passages: list[list[str]], explained: IntArray, analyzer: Analyzer | None
+) -> tuple[BoolArray, BoolArray]:
+    """Per question, whether no term of the question (by the retriever's own ``analyzer``) is a term of its gold
+    passage, and whether that was asked (a miss of a lexical retriever)."""
+    n = len(inputs.questions)
+    gap, known = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    if analyzer is None or not len(explained):
+        return gap, known
+    vocabulary = _Vocabulary()
+    question_terms = vocabulary.code([analyzer(inputs.questions[i].question) for i in explained])
+    passage_terms = vocabulary.code([[term for text in texts for term in analyzer(text)] for texts in passages])
+    positions = np.arange(len(explained), dtype=np.int64)
+    shared = _shared(question_terms, positions, passage_terms, positions, vocabulary.size)
+    gap[explained] = shared == 0
+    known[explained] = True
+    return gap, known
+
+
+def _signals(
+    inputs: _Inputs,
+    gold: _Gold,
+    found: _Ranking,
+    documents: Mapping[str, str],
+    explained: IntArray,
+    analyzer: Analyzer | None,
+    repeat: float,
+) -> _Signals:
+    """The lexical gap, dilution and distractors of the questions of ``explained`` (ranked_low, not_retrieved)."""
+    n = len(inputs.questions)
+    passages = _passages(inputs, gold, documents, explained)
+    gap, gap_known = _lexical_gap(inputs, passages, explained, analyzer)
+
+    # Dilution: the gold's share of the chunk that holds the most of it.
+    density = np.full(n, np.nan)
+    best = gold.best_chunk[explained]
+    lengths = np.array([len(inputs.chunking[c].span) for c in best], dtype=np.int64)
+    density[explained] = np.divide(gold.best_held[explained], lengths, out=np.zeros(len(best)), where=lengths > 0)
+
+    # Distractors: rows above the first relevant rank (the whole ranking when there is none).
+    rows = found.rows
+    is_explained = np.zeros(n, dtype=bool)
+    is_explained[explained] = True
+    candidate = np.flatnonzero(is_explained[rows.item] & (rows.rank < found.first[rows.item]))
+    row_item, row_chunk, row_rank = rows.item[candidate], rows.chunk[candidate], rows.rank[candidate]
+    seen, row_seen = np.unique(np.concatenate([row_chunk, best]), return_inverse=True)
+    row_seen, best_seen = row_seen[: len(candidate)], row_seen[len(candidate) :]
+    local = np.full(n, -1, dtype=np.int64)
+    local[explained] = np.arange(len(explained), dtype=np.int64)
+    vocabulary = _Vocabulary()
+    chunk_words = vocabulary.code([content_words(inputs.chunking[c].text) for c in seen])
+    passage_words = vocabulary.code([frozenset().union(*map(content_words, texts)) for texts in passages])
+    question_words = vocabulary.code([content_words(inputs.questions[i].question) for i in explained])
+    size = vocabulary.size
+    row_question = local[row_item]
+    with_gold = _shared(chunk_words, row_seen, passage_words, row_question, size)
+    with_question = _shared(chunk_words, row_seen, question_words, row_question, size)
+    gold_with_question = _shared(chunk_words, best_seen, question_words, np.arange(len(explained)), size)
+    either = _set_sizes(chunk_words, len(seen))[row_seen] + _set_sizes(passage_words, len(explained))[row_question]
+    either = either - with_gold
+    similarity = np.divide(with_gold, either, out=np.zeros(len(candidate)), where=either > 0)
+    distracting = (with_question > gold_with_question[row_question]) | (similarity >= repeat)
+    distractors = np.bincount(row_item[distracting], minlength=n).astype(np.int64)
+
+    # The closest to the gold passage: highest similarity, ties to the better rank; sharing no word is no distractor.
+    close = np.flatnonzero(with_gold > 0)
+    order = close[np.lexsort((row_rank[close], -similarity[close], row_item[close]))]
+    chosen = order[np.unique(row_item[order], return_index=True)[1]]
+    closest = np.full(n, -1, dtype=np.int64)
+    closest_rank = np.zeros(n, dtype=np.int64)
+    closest_similarity = np.zeros(n)
+    closest[row_item[chosen]] = row_chunk[chosen]
+    closest_rank[row_item[chosen]] = row_rank[chosen]
+    closest_similarity[row_item[chosen]] = similarity[chosen]
+    return _Signals(gap, gap_known, density, distractors, closest, closest_rank, closest_similarity)
+
+
+# -- stage 6: what would have fixed it -------------------------------------------------------------------------
+
+
+def _smallest_budget(inputs: _Inputs, found: _Ranking) -> IntArray:
+    """Per question, the characters of its ranking down to the first relevant chunk (each chunk's text length,
+    repeats included): the smallest context budget at which it is a hit, by the rule of
+    :mod:`contextgrid.analysis.budget` (a budget takes the ranking's longest prefix that fits)."""
+    rows = found.rows
+    lengths = np.fromiter((len(chunk.text) for chunk in inputs.chunking), dtype=np.int64, count=len(inputs.chunking))
+    cost = lengths[rows.chunk]
+    total = np.cumsum(cost)
+    starts = np.searchsorted(rows.item, rows.item, side="left")
+    before = np.where(starts > 0, total[np.maximum(starts - 1, 0)], 0)
+    running = total - before
+    smallest = np.full(len(inputs.questions), _NONE, dtype=np.int64)
+    np.minimum.at(smallest, rows.item[found.relevant], running[found.relevant])
+    return smallest
+
+
+# -- the whole -------------------------------------------------------------------------------------------------
+
+
+def _threshold(value: object, function: str, parameter: str) -> float:
+    return check_split_threshold(value, function=function, parameter=parameter)
 
 
 def question_causes(
@@ -181,6 +481,10 @@ def question_causes(
     *,
     k: int = 5,
     split_threshold: float = 0.5,
+    partial_threshold: float = 0.5,
+    analyzer: Analyzer | None = None,
+    dilution_threshold: float = DILUTION_THRESHOLD,
+    repeat_threshold: float = REPEAT_THRESHOLD,
 ) -> pd.DataFrame:
     """The cause of each question's failure (or success) under one configuration, with its signals.
 
@@ -204,6 +508,16 @@ def question_causes(
     split_threshold : float, keyword-only
         The share of the gold one chunk must hold for the question not to be
         ``split``, in (0, 1]; a chunk holding exactly this share is enough.
+    partial_threshold : float, keyword-only
+        The share of the gold the top k must hold for a question with a
+        relevant chunk in the top k to be a ``hit`` rather than ``partial``, in (0, 1].
+    analyzer : callable, keyword-only
+        The configuration's retriever's analyzer (text to terms) when it is
+        lexical (BM25, or hybrid's BM25 part): it decides the lexical gap.
+        ``None`` (a retriever that does not match words) leaves
+        ``vocabulary_gap`` missing.
+    dilution_threshold, repeat_threshold : float, keyword-only
+        The rules of ``diluted`` and of a distractor that repeats the gold, in (0, 1].
 
     Returns
     -------
@@ -215,26 +529,37 @@ def question_causes(
         - ``first_relevant_rank``: the rank of the first chunk graded above 0
           anywhere in the ranking; missing when there is none.
         - ``best_chunk_share``: the largest share of the question's gold
-          characters (gold spans of grade above 0, overlaps counted once) that
-          one chunk of ``chunks`` holds, retrieved or not; missing for
-          ``no_gold`` and ``unresolved``. ``split`` is ``best_chunk_share <
-          split_threshold``.
-        - ``vocabulary_gap`` (``not_retrieved`` only): true when the question
-          shares no content word (:func:`content_words`) with the gold passage,
-          whose content words are those of the text of each of the question's
-          merged gold spans, taken together.
+          characters that one chunk of ``chunks`` holds, retrieved or not;
+          missing for ``no_gold`` and ``unresolved``.
+        - ``vocabulary_gap`` (``ranked_low`` and ``not_retrieved`` of a lexical
+          retriever only): the lexical gap, true when no term of the question
+          (by ``analyzer``) is a term of the gold passage (the text of each of
+          the question's merged gold spans, together).
         - ``distractor``, ``distractor_rank``, ``distractor_similarity``
           (``ranked_low`` and ``not_retrieved`` only): of the chunks ranked
           above the first relevant one (for ``not_retrieved``, the whole
-          ranking) and not graded above 0, the one whose text is closest to
-          the gold passage, its rank and its closeness: the Jaccard
-          similarity of the two sets of content words (shared words over all
-          words of either). Ties go to the better rank; a chunk sharing no
-          content word with the gold is no distractor, so all three are
-          missing when no chunk above the gold shares one.
-        - ``gold_share_of_top_k`` (``hit`` only): of the distinct characters
-          of the top-k chunks, the share that is gold (their
-          ``character_precision``, as :func:`contextgrid.evidence.run_waste.question_waste` measures it).
+          ranking), the one whose content words (:func:`content_words`) are
+          closest to the gold passage's, its rank and the Jaccard similarity
+          (shared words over the words of either). Ties go to the better rank;
+          a chunk sharing no content word with the gold is no distractor.
+        - ``gold_share_of_top_k`` (``hit`` and ``partial``): the share of the
+          top-k chunks' distinct characters that is gold (their character precision).
+        - ``gold_recall_at_k`` (``hit`` and ``partial``): the share of the
+          question's gold characters the top k holds; ``partial`` is below
+          ``partial_threshold``.
+        - ``retrieved``: how many chunks the ranking holds (every row).
+        - ``gold_density``, ``diluted`` (``ranked_low`` and ``not_retrieved``):
+          the gold's share of the characters of the chunk holding the most
+          of it (ties to the first in ``chunks``), and whether it is below
+          ``dilution_threshold``.
+        - ``distractors`` (``ranked_low`` and ``not_retrieved``): how many
+          chunks ranked above the first relevant one share more content words
+          with the question than the chunk holding the most gold does, or
+          nearly repeat the gold passage (similarity at least ``repeat_threshold``).
+        - ``smallest_k``, ``smallest_budget`` (``split``, ``ranked_low``: every
+          miss with a relevant chunk in the ranking): the smallest k at which
+          it would be a hit (the first relevant rank) and the smallest context
+          budget in characters (the texts of the ranking down to that chunk).
 
         A signal that does not apply to a row's cause is missing (``<NA>``), never 0.
 
@@ -253,154 +578,58 @@ def question_causes(
     >>> qrels = {"q1": {"d#0": 2}, "q2": {"d#2": 2}}
     >>> run = {"q1": ["d#0", "d#1"], "q2": ["d#1", "d#0", "d#2"]}
     >>> frame = question_causes(items, chunks, run, qrels, documents, k=2)
-    >>> print(frame[["question", "cause", "first_relevant_rank", "best_chunk_share"]].to_string(index=False))
-    question      cause  first_relevant_rank  best_chunk_share
-          q1        hit                    1               1.0
-          q2 ranked_low                    3               1.0
-          q3    no_gold                 <NA>              <NA>
+    >>> shown = ["question", "cause", "first_relevant_rank", "smallest_k", "smallest_budget"]
+    >>> print(frame[shown].to_string(index=False))
+    question      cause  first_relevant_rank  smallest_k  smallest_budget
+          q1        hit                    1        <NA>             <NA>
+          q2 ranked_low                    3           3               72
+          q3    no_gold                 <NA>        <NA>             <NA>
     >>> frame["gold_share_of_top_k"].round(3).tolist()
     [0.429, <NA>, <NA>]
     """
     function = "question_causes"
     cutoff = check_k(k, function=function)
-    threshold = check_split_threshold(split_threshold, function=function)
-    questions = _distinct_items(items, function)
-    chunking = _distinct_chunks(chunks, function)
+    split = _threshold(split_threshold, function, "split_threshold")
+    partial = _threshold(partial_threshold, function, "partial_threshold")
+    dilution = _threshold(dilution_threshold, function, "dilution_threshold")
+    repeat = _threshold(repeat_threshold, function, "repeat_threshold")
+    if analyzer is not None and not callable(analyzer):
+        raise parameter_error(function, "analyzer", "None or a callable from text to terms", analyzer)
+    inputs = _inputs(items, chunks, function)
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
-    n, n_chunks = len(questions), len(chunking)
-    ids = pd.Index([item.id for item in questions], dtype=object)
-    chunk_ids = pd.Index([chunk.id for chunk in chunking], dtype=object)
+    gold = _gold(inputs, documents, function)
+    found = _ranking(inputs, ranking, judged, function)
+    recall, precision = _top_k(inputs, gold, ranking, cutoff)
+    code = _rules(gold, found, recall, cutoff, split, partial)
 
-    # The gold as merged spans (overlaps counted once), and what each question has of it.
-    gold = [union(gold_spans(item)) for item in questions]
-    gold_item = np.repeat(np.arange(n, dtype=np.int64), [len(spans) for spans in gold])
-    gold_list = [span for spans in gold for span in spans]
-    gold_length = np.array([len(span) for span in gold_list], dtype=np.int64)
-    gold_characters = np.bincount(gold_item, weights=gold_length, minlength=n).astype(np.int64)
-    evidence = np.array(
-        [bool(gold_spans(item)) or any(anchor.grade > 0 for anchor in item.anchors) for item in questions], dtype=bool
-    )
-    resolved = gold_characters > 0
-    elsewhere = next((span for span in gold_list if span.doc_id not in documents), None)
-    if elsewhere is not None:
-        question = ids[gold_item[gold_list.index(elsewhere)]]
-        raise ContextGridError(
-            f"{function}: question {question!r} has gold evidence in document {elsewhere.doc_id!r}, which is not "
-            "among the documents given"
-        )
-
-    # The run's rows of these questions, each with its chunk's position in the chunking.
-    row_item = _row_questions(ranking, ids)
-    keep = row_item >= 0
-    row_item = row_item[keep]
-    row_rank = np.asarray(ranking.table.column("rank").to_numpy(), dtype=np.int64)[keep]
-    row_chunk_id = _column(ranking, "chunk_id")[keep]
-    row_chunk = chunk_ids.get_indexer(pd.Index(row_chunk_id, dtype=object)).astype(np.int64)
-    if (row_chunk < 0).any():
-        row = int(np.flatnonzero(row_chunk < 0)[0])
-        raise ContextGridError(
-            f"{function}: the run for question {ids[row_item[row]]!r} returns chunk {row_chunk_id[row]!r} at rank "
-            f"{row_rank[row]}, which is not among the {n_chunks} chunks given; the run and the chunks must come from "
-            "the same chunking"
-        )
-    width = max(n_chunks, 1)
-    row_key = row_item * width + row_chunk
-
-    # Relevant rows: (question, chunk) graded above 0. A judged chunk outside the chunking is never ranked.
-    judged_item = _row_questions(judged, ids)
-    judged_chunk = chunk_ids.get_indexer(pd.Index(_column(judged, "chunk_id"), dtype=object)).astype(np.int64)
-    graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
-    relevant = np.isin(row_key, judged_item[graded] * width + judged_chunk[graded])
-    first = np.full(n, _NONE, dtype=np.int64)
-    np.minimum.at(first, row_item[relevant], row_rank[relevant])
-    ranked = first < _NONE
-
-    # What each chunk holds of each question's gold; merged gold spans are disjoint, so their parts add up.
-    pairs = overlap_pairs(gold_list, [chunk.span for chunk in chunking])
-    keys, inverse = np.unique(gold_item[pairs.target] * width + pairs.span, return_inverse=True)
-    held = np.bincount(inverse, weights=pairs.length, minlength=len(keys)).astype(np.int64)
-    best = np.zeros(n, dtype=np.int64)
-    np.maximum.at(best, keys // width, held)
-    share = np.divide(best, gold_characters, out=np.full(n, np.nan), where=resolved)
-
-    code = np.select(
-        [~evidence, ~resolved, ranked & (first <= cutoff), share < threshold, ranked],
-        [0, 1, 2, 3, 4],
-        default=5,
-    ).astype(np.int64)
-    low, missing = code == CAUSES.index("ranked_low"), code == CAUSES.index("not_retrieved")
-
-    # Word signals, for the questions they explain only: content words coded as integers, pairs as int keys.
-    explained = np.flatnonzero(low | missing)
-    vocabulary: dict[str, int] = {}
-    passage_words = [frozenset[str]()] * n
-    for position, words_of in zip(explained, _gold_words([gold[i] for i in explained], documents), strict=True):
-        passage_words[position] = words_of
-    gold_owner, gold_code = _word_codes(passage_words, vocabulary)
-    question_owner, question_code = _word_codes(
-        [content_words(item.question) if missing[i] else frozenset() for i, item in enumerate(questions)], vocabulary
-    )
-    # Every key below is owner * size + word code, computed once the vocabulary is complete.
-    # Above the first relevant rank every chunk is not relevant (for not_retrieved: the whole ranking).
-    candidate = (low | missing)[row_item] & (row_rank < first[row_item])
-    candidate_row = np.flatnonzero(candidate)
-    seen_chunks = np.unique(row_chunk[candidate_row])
-    chunk_position = np.full(n_chunks, -1, dtype=np.int64)
-    chunk_position[seen_chunks] = np.arange(len(seen_chunks), dtype=np.int64)
-    chunk_owner, chunk_code = _word_codes([content_words(chunking[c].text) for c in seen_chunks], vocabulary)
-    size = max(len(vocabulary), 1)
-    gold_keys = gold_owner * size + gold_code
-
-    shares_word = np.isin(question_owner * size + question_code, gold_keys)
-    gap = np.bincount(question_owner[shares_word], minlength=n) == 0
-
-    # Jaccard of each candidate row's chunk words with its question's gold words, every word of the chunk a row.
-    chunk_count = np.bincount(chunk_owner, minlength=len(seen_chunks)).astype(np.int64)
-    chunk_start = np.concatenate(([0], np.cumsum(chunk_count)[:-1])).astype(np.int64)
-    row_seen = chunk_position[row_chunk[candidate_row]]
-    lengths = chunk_count[row_seen]
-    word_row = np.repeat(np.arange(len(candidate_row), dtype=np.int64), lengths)
-    word_at = np.repeat(chunk_start[row_seen] - (np.cumsum(lengths) - lengths), lengths) + np.arange(
-        int(lengths.sum()), dtype=np.int64
-    )
-    item_of = row_item[candidate_row]
-    shared_word = np.isin(item_of[word_row] * size + chunk_code[word_at], gold_keys)
-    shared = np.bincount(word_row[shared_word], minlength=len(candidate_row)).astype(np.int64)
-    gold_size = np.bincount(gold_owner, minlength=n).astype(np.int64)[item_of]
-    either = lengths + gold_size - shared
-    similarity = np.divide(shared, either, out=np.zeros(len(candidate_row)), where=either > 0)
-    close = shared > 0
-    order = np.lexsort((row_rank[candidate_row][close], -similarity[close], item_of[close]))
-    chosen_rows = np.flatnonzero(close)[order]
-    firsts = np.unique(item_of[chosen_rows], return_index=True)[1]
-    chosen = chosen_rows[firsts]
-    has_distractor = np.zeros(n, dtype=bool)
-    distractor_rank = np.zeros(n, dtype=np.int64)
-    distractor_similarity = np.zeros(n)
-    distractor = np.full(n, None, dtype=object)
-    target = item_of[chosen]
-    has_distractor[target] = True
-    distractor_rank[target] = row_rank[candidate_row][chosen]
-    distractor_similarity[target] = similarity[chosen]
-    distractor[target] = row_chunk_id[candidate_row][chosen]
-
-    hit = code == CAUSES.index("hit")
-    gold_share = np.zeros(n)
-    if hit.any():
-        waste = question_waste([questions[i] for i in np.flatnonzero(hit)], ranking, chunking, cutoff)
-        gold_share[hit] = waste["character_precision"].to_numpy()
-
+    explained = np.flatnonzero(code >= CAUSES.index("ranked_low"))
+    signals = _signals(inputs, gold, found, documents, explained, analyzer, repeat)
+    is_explained = np.zeros(len(code), dtype=bool)
+    is_explained[explained] = True
+    in_top = (code == CAUSES.index("hit")) | (code == CAUSES.index("partial"))
+    fixable = (code >= CAUSES.index("split")) & found.ranked
+    budget = _smallest_budget(inputs, found)
+    has_closest = signals.closest >= 0
+    closest = np.full(len(code), None, dtype=object)
+    closest[has_closest] = np.asarray(inputs.chunk_ids, dtype=object)[signals.closest[has_closest]]
     return pd.DataFrame(
         {
-            "question": pd.array(list(ids), dtype=object),
+            "question": pd.array(list(inputs.ids), dtype=object),
             "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
-            "first_relevant_rank": pd.arrays.IntegerArray(np.where(ranked, first, 0), ~ranked),
-            "best_chunk_share": pd.arrays.FloatingArray(np.nan_to_num(share), ~resolved),
-            "vocabulary_gap": pd.arrays.BooleanArray(gap & missing, ~missing),
-            "distractor": pd.array(list(distractor), dtype="string"),
-            "distractor_rank": pd.arrays.IntegerArray(distractor_rank, ~has_distractor),
-            "distractor_similarity": pd.arrays.FloatingArray(distractor_similarity, ~has_distractor),
-            "gold_share_of_top_k": pd.arrays.FloatingArray(gold_share, ~hit),
+            "first_relevant_rank": pd.arrays.IntegerArray(np.where(found.ranked, found.first, 0), ~found.ranked),
+            "best_chunk_share": pd.arrays.FloatingArray(np.nan_to_num(gold.share), ~gold.resolved),
+            "vocabulary_gap": pd.arrays.BooleanArray(signals.gap, ~signals.gap_known),
+            "distractor": pd.array(list(closest), dtype="string"),
+            "distractor_rank": pd.arrays.IntegerArray(signals.closest_rank, ~has_closest),
+            "distractor_similarity": pd.arrays.FloatingArray(signals.closest_similarity, ~has_closest),
+            "gold_share_of_top_k": pd.arrays.FloatingArray(np.nan_to_num(precision), ~in_top),
+            "gold_recall_at_k": pd.arrays.FloatingArray(np.nan_to_num(recall), ~in_top),
+            "retrieved": pd.array(found.depth, dtype="Int64"),
+            "gold_density": pd.arrays.FloatingArray(np.nan_to_num(signals.density), ~is_explained),
+            "diluted": pd.arrays.BooleanArray(np.nan_to_num(signals.density) < dilution, ~is_explained),
+            "distractors": pd.arrays.IntegerArray(signals.distractors, ~is_explained),
+            "smallest_k": pd.arrays.IntegerArray(np.where(fixable, found.first, 0), ~fixable),
+            "smallest_budget": pd.arrays.IntegerArray(np.where(fixable, budget, 0), ~fixable),
         }
     )
 
@@ -418,10 +647,10 @@ def cause_counts(table: pd.DataFrame) -> pd.DataFrame:
     >>> from contextgrid.analysis.causes import cause_counts
     >>> table = pd.DataFrame({"config": ["b", "b", "a"], "cause": ["hit", "split", "hit"]})
     >>> cause_counts(table)
-    cause   no_gold  unresolved  hit  split  ranked_low  not_retrieved
+    cause   no_gold  unresolved  hit  partial  split  ranked_low  not_retrieved
     config
-    b             0           0    1      1           0              0
-    a             0           0    1      0           0              0
+    b             0           0    1        0      1           0              0
+    a             0           0    1        0      0           0              0
     """
     absent = [column for column in ("config", "cause") if column not in table.columns]
     if absent:
@@ -469,6 +698,97 @@ def configurations_with(table: pd.DataFrame, question: str, cause: str = "hit") 
         raise ContextGridError(f"configurations_with: unknown cause {cause!r}. Known: {', '.join(CAUSES)}")
     chosen = (table["question"] == question) & (table["cause"] == cause)
     return [str(config) for config in dict.fromkeys(table.loc[chosen, "config"])]
+
+
+@dataclass(frozen=True, slots=True)
+class CauseOracle:
+    """The questions each answered by its best configuration (:func:`cause_oracle` builds it).
+
+    ``questions`` are the answerable ones (neither ``no_gold`` nor ``unresolved``), ``oracle`` how many of
+    them some configuration makes a ``hit``, ``best`` how many the best single one does (``best_config``,
+    the first in table order among equals; ``None`` for no configuration) and ``never_found`` the questions
+    no configuration gets a relevant chunk into the top k for (neither ``hit`` nor ``partial`` anywhere).
+    """
+
+    questions: int
+    oracle: int
+    best: int
+    best_config: str | None
+    never_found: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("questions", "oracle", "best"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise parameter_error("CauseOracle", name, "a whole number, 0 or more", value)
+        if not self.best <= self.oracle <= self.questions or len(self.never_found) > self.questions - self.oracle:
+            raise ContextGridError(
+                f"CauseOracle: expected best <= oracle <= questions and at most questions - oracle never found, got "
+                f"best={self.best}, oracle={self.oracle}, questions={self.questions}, "
+                f"never_found={len(self.never_found)}"
+            )
+
+    def sentence(self, k: int) -> str:
+        """The oracle in words.
+
+        Examples
+        --------
+        >>> CauseOracle(10, 8, 6, "bm25", ("q9",)).sentence(5)
+        'Each question answered by its best configuration: 8 of 10 answerable questions find gold in the top 5 \
+(80%), against 6 (60%) for the best single configuration, bm25; 1 question no configuration finds: q9.'
+        """
+        if not self.questions:
+            return "No answerable question: none has gold evidence found in the documents."
+        never = len(self.never_found)
+        missed = (
+            "every question is found by some configuration"
+            if not never
+            else f"{never} question{'s' if never != 1 else ''} no configuration finds: {', '.join(self.never_found)}"
+        )
+        best = "" if self.best_config is None else f", {self.best_config}"
+        return (
+            f"Each question answered by its best configuration: {self.oracle:,} of {self.questions:,} answerable "
+            f"questions find gold in the top {k} ({self.oracle / self.questions:.0%}), against {self.best:,} "
+            f"({self.best / self.questions:.0%}) for the best single configuration{best}; {missed}."
+        )
+
+
+def cause_oracle(table: pd.DataFrame) -> CauseOracle:
+    """The oracle of a table of causes (``config``, ``question``, ``cause``, as
+    :func:`contextgrid.workspace.causes.failure_causes` returns): each question answered by its best configuration.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.analysis.causes import cause_oracle
+    >>> table = pd.DataFrame({"config": ["a"] * 3 + ["b"] * 3, "question": ["q1", "q2", "q3"] * 2,
+    ...                       "cause": ["hit", "split", "no_gold", "ranked_low", "partial", "no_gold"]})
+    >>> cause_oracle(table)
+    CauseOracle(questions=2, oracle=1, best=1, best_config='a', never_found=())
+    """
+    _columns(table, ("config", "question", "cause"), "cause_oracle")
+    causes = pd.Categorical(table["cause"], dtype=CAUSE_DTYPE)
+    if causes.isna().any():
+        unknown = sorted(set(table["cause"][causes.isna()].astype(str)))
+        raise ContextGridError(f"cause_oracle: unknown causes {unknown}. Known: {', '.join(CAUSES)}")
+    code = causes.codes.astype(np.int64)
+    question_code, questions = pd.factorize(table["question"], sort=False)
+    config_code, configs = pd.factorize(table["config"], sort=False)
+    answerable = np.zeros(len(questions), dtype=bool)
+    np.logical_or.at(answerable, question_code, code >= CAUSES.index("hit"))
+    hit = code == CAUSES.index("hit")
+    found = hit | (code == CAUSES.index("partial"))
+    hit_any = np.bincount(question_code[hit], minlength=len(questions)) > 0
+    found_any = np.bincount(question_code[found], minlength=len(questions)) > 0
+    per_config = np.bincount(config_code[hit], minlength=len(configs))
+    best = int(np.argmax(per_config)) if len(configs) else -1
+    return CauseOracle(
+        questions=int(answerable.sum()),
+        oracle=int((hit_any & answerable).sum()),
+        best=int(per_config[best]) if best >= 0 else 0,
+        best_config=None if best < 0 else str(configs[best]),
+        never_found=tuple(str(question) for question in questions[answerable & ~found_any]),
+    )
 
 
 def cause_transitions(table: pd.DataFrame, before: str, after: str) -> pd.DataFrame:
@@ -579,34 +899,95 @@ def _number(row: Mapping[str, object] | pd.Series, column: str) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
 
 
+def _fixes(row: Mapping[str, object] | pd.Series, elsewhere: Sequence[str], cutoff: int) -> list[str]:
+    """What would have fixed a miss: a deeper k (and budget) for this configuration, other configurations."""
+    said = []
+    smallest = _number(row, "smallest_k")
+    if smallest is not None:
+        budget = _number(row, "smallest_budget")
+        spent = "" if budget is None else f" (a context budget of {int(budget):,} characters)"
+        said.append(f"this configuration would get it at k = {int(smallest)}{spent}")
+    if elsewhere:
+        shown = ", ".join(elsewhere[:3]) + (f" and {len(elsewhere) - 3} more" if len(elsewhere) > 3 else "")
+        said.append(f"{shown} get{'s' if len(elsewhere) == 1 else ''} it right at k = {cutoff}")
+    else:
+        count = _number(row, "hit_elsewhere")
+        if count:
+            said.append(f"{int(count)} other configuration{'s' if count != 1 else ''} get it right at k = {cutoff}")
+        elif count is not None:
+            said.append(f"no other configuration gets it right at k = {cutoff}")
+    return said
+
+
+def _reasons(row: Mapping[str, object] | pd.Series, closest: str | None, above: str) -> list[str]:
+    """The signals of a miss in words, each only where it applies (see :func:`question_causes`)."""
+    said = []
+    if _value(row, "vocabulary_gap") is True:
+        said.append(
+            "no word of the question, stemmed as this retriever stems it, is in the gold passage (a lexical gap: "
+            "rephrase the question or add a dense retriever)"
+        )
+    density = _number(row, "gold_density")
+    if _value(row, "diluted") is True and density is not None:
+        said.append(
+            f"the gold is only {density:.0%} of the chunk that holds it (diluted: smaller chunks would concentrate it)"
+        )
+    count = _number(row, "distractors")
+    if count:
+        said.append(
+            f"{int(count)} chunk{'s' if count != 1 else ''} {above} share{'' if count != 1 else 's'} more of the "
+            "question's words than the gold's chunk or nearly repeat the gold"
+            + ("" if closest is None else f" (the closest to the gold: {closest})")
+        )
+    elif closest is not None:
+        said.append(f"the chunk {above} closest to the gold is {closest}")
+    return said
+
+
 def explain_cause(
-    row: Mapping[str, object] | pd.Series, *, k: int, split_threshold: float = 0.5, gold_chunk: str | None = None
+    row: Mapping[str, object] | pd.Series,
+    *,
+    k: int,
+    split_threshold: float = 0.5,
+    gold_chunk: str | None = None,
+    partial_threshold: float = 0.5,
+    elsewhere: Sequence[str] = (),
 ) -> str:
     """One sentence on what happened to a question, from its row of :func:`question_causes` (or of
-    :func:`contextgrid.workspace.causes.failure_causes`) computed at ``k`` and ``split_threshold``.
+    :func:`contextgrid.workspace.causes.failure_causes`) computed at ``k`` and the thresholds: the cause, the
+    signals of a miss that apply to it, and what would have fixed it.
 
     ``gold_chunk`` names the first relevant chunk of the ranking (see
-    :func:`contextgrid.analysis.questions.first_relevant_chunk`), which the row does not hold. The
-    sentence is plain text: escape it for the markup it goes into.
+    :func:`contextgrid.analysis.questions.first_relevant_chunk`) and ``elsewhere`` the other configurations
+    that get it right (see :func:`configurations_with`), which the row does not hold. The sentence is plain
+    text: escape it for the markup it goes into.
 
     Examples
     --------
     >>> from contextgrid.analysis.causes import explain_cause
-    >>> explain_cause({"cause": "ranked_low", "first_relevant_rank": 9, "distractor": "faq.md#2",
-    ...                "distractor_rank": 1, "distractor_similarity": 0.42}, k=5, gold_chunk="returns-policy.md#14")
-    'The gold passage is in returns-policy.md#14, ranked 9th, below the top 5; the chunk above it closest to the \
-gold is faq.md#2 (ranked 1st, 42% of content words shared).'
+    >>> explain_cause({"cause": "ranked_low", "first_relevant_rank": 9, "retrieved": 20, "distractor": "faq.md#2",
+    ...                "distractor_rank": 1, "distractor_similarity": 0.42, "distractors": 0, "smallest_k": 9,
+    ...                "smallest_budget": 1800}, k=5, gold_chunk="returns-policy.md#14", elsewhere=["bm25-300"])
+    'The gold passage is in returns-policy.md#14, ranked 9th of the 20 retrieved, below the top 5: the chunk \
+above it closest to the gold is faq.md#2 (ranked 1st, 42% of content words shared). What would fix it: this \
+configuration would get it at k = 9 (a context budget of 1,800 characters); bm25-300 gets it right at k = 5.'
     >>> explain_cause({"cause": "split", "best_chunk_share": 0.3, "first_relevant_rank": None}, k=5)
     'No single chunk holds half of the gold evidence (the best holds 30%): it is scattered over chunks too small \
 for it, and no relevant chunk was retrieved.'
+    >>> explain_cause({"cause": "partial", "first_relevant_rank": 2, "gold_recall_at_k": 0.1}, k=5)
+    'A relevant chunk is ranked 2nd, within the top 5, but the top 5 holds only 10% of the gold evidence \
+(less than half): a sliver of it.'
     """
     cutoff = check_k(k, function="explain_cause")
     threshold = check_split_threshold(split_threshold, function="explain_cause")
+    partial = check_split_threshold(partial_threshold, function="explain_cause", parameter="partial_threshold")
     cause = _value(row, "cause")
     if cause not in CAUSES:
         raise ContextGridError(f"explain_cause: unknown cause {cause!r}. Known: {', '.join(CAUSES)}")
     rank = _number(row, "first_relevant_rank")
+    depth = _number(row, "retrieved")
     where = "the first relevant chunk" if gold_chunk is None else f"the first relevant chunk, {gold_chunk},"
+    of = "" if depth is None else f" of the {int(depth)} retrieved"
     ranked = "not retrieved" if rank is None else f"ranked {_ordinal(int(rank))}"
     distractor = _value(row, "distractor")
     closest = (
@@ -615,6 +996,8 @@ for it, and no relevant chunk was retrieved.'
         else f"{distractor} (ranked {_ordinal(int(_number(row, 'distractor_rank') or 0))}, "
         f"{_number(row, 'distractor_similarity') or 0.0:.0%} of content words shared)"
     )
+    fixes = _fixes(row, elsewhere, cutoff)
+    fixed = "" if not fixes else " What would fix it: " + "; ".join(fixes) + "."
     if cause == "no_gold":
         return "This question has no gold evidence, so there is nothing to retrieve: it is not a failure."
     if cause == "unresolved":
@@ -627,27 +1010,27 @@ for it, and no relevant chunk was retrieved.'
         gold = "" if share is None else f"; {share:.0%} of the top-{cutoff} text is gold"
         first = "A relevant chunk" if gold_chunk is None else f"The first relevant chunk, {gold_chunk},"
         return f"{first} is {ranked}, within the top {cutoff}{gold}."
+    if cause == "partial":
+        held = _number(row, "gold_recall_at_k") or 0.0
+        first = "A relevant chunk" if gold_chunk is None else f"The first relevant chunk, {gold_chunk},"
+        part = "half" if partial == 0.5 else f"{partial:.0%}"
+        return (
+            f"{first} is {ranked}, within the top {cutoff}, but the top {cutoff} holds only {held:.0%} of the gold "
+            f"evidence (less than {part}): a sliver of it.{fixed}"
+        )
     if cause == "split":
         best = _number(row, "best_chunk_share") or 0.0
         part = "half" if threshold == 0.5 else f"{threshold:.0%}"
-        found = ", and no relevant chunk was retrieved" if rank is None else f"; {where} is {ranked}"
+        found = ", and no relevant chunk was retrieved" if rank is None else f"; {where} is {ranked}{of}"
         return (
             f"No single chunk holds {part} of the gold evidence (the best holds {best:.0%}): it is scattered over "
-            f"chunks too small for it{found}."
+            f"chunks too small for it{found}.{fixed}"
         )
     if cause == "ranked_low":
-        passage = "The gold passage" if gold_chunk is None else f"The gold passage is in {gold_chunk},"
-        opening = f"{passage} {ranked}" if gold_chunk is not None else f"{passage} is {ranked}"
-        above = (
-            "no chunk above it shares a content word with the gold"
-            if closest is None
-            else f"the chunk above it closest to the gold is {closest}"
-        )
-        return f"{opening}, below the top {cutoff}; {above}."
-    words_shared = (
-        "the question shares no content word with the gold passage (a vocabulary gap a lexical retriever cannot cross)"
-        if bool(_value(row, "vocabulary_gap"))
-        else "the question shares words with the gold passage"
-    )
-    retrieved = "" if closest is None else f"; the retrieved chunk closest to the gold is {closest}"
-    return f"Nothing relevant was retrieved at any depth: {words_shared}{retrieved}."
+        passage = "The gold passage is" if gold_chunk is None else f"The gold passage is in {gold_chunk},"
+        reasons = _reasons(row, closest, "above it") or ["no chunk above it shares a content word with the gold"]
+        return f"{passage} {ranked}{of}, below the top {cutoff}: {'; '.join(reasons)}.{fixed}"
+    reasons = _reasons(row, closest, "retrieved")
+    top = "in the ranking" if depth is None else f"in the top {int(depth)} retrieved"
+    because = "" if not reasons else ": " + "; ".join(reasons)
+    return f"Nothing relevant {top}{because}.{fixed}"

@@ -1,11 +1,13 @@
 """``contextgrid diagnose``: why each question fails, per configuration.
 
 One row per (configuration, question) of the workspace's questions file, in
-file order: the cause and its signals
-(:func:`contextgrid.workspace.causes.failure_causes`). The rows mix words
-(causes, chunk ids) with numbers, so they are printed by this module's own
-writers rather than as a :class:`~contextgrid.cli.tables.ScoreTable`, which
-holds scores only.
+file order: the cause, its signals and what would have fixed it
+(:func:`contextgrid.workspace.causes.failure_causes`). The table shows the
+columns that fit a terminal (:data:`TABLE_COLUMNS`) and ends with the count of
+each cause per configuration; csv and json hold every column, one row (one
+JSON object) per (configuration, question). The rows mix words (causes, chunk
+ids) with numbers, so they are printed by this module's own writers rather
+than as a :class:`~contextgrid.cli.tables.ScoreTable`, which holds scores only.
 """
 
 from __future__ import annotations
@@ -24,11 +26,28 @@ from contextgrid.core.checks import check_k
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COMMAND", "ROW_FORMATS"]
+__all__ = ["COMMAND", "ROW_FORMATS", "TABLE_COLUMNS"]
 
 Cell = str | int | float | bool | None
 
-_SHARES = ("best_chunk_share", "distractor_similarity", "gold_share_of_top_k")
+TABLE_COLUMNS = (
+    "config",
+    "question",
+    "cause",
+    "first_relevant_rank",
+    "retrieved",
+    "best_chunk_share",
+    "gold_recall_at_k",
+    "vocabulary_gap",
+    "gold_density",
+    "distractors",
+    "smallest_k",
+    "smallest_budget",
+    "hit_elsewhere",
+)
+"""The columns of the table format, in order (csv and json hold them all)."""
+
+_SHARES = ("best_chunk_share", "distractor_similarity", "gold_share_of_top_k", "gold_recall_at_k", "gold_density")
 """Columns printed to 2 decimals in the table (csv and json keep every digit)."""
 
 
@@ -64,10 +83,12 @@ def _table_cell(column: str, value: Cell) -> str:
 _SHORT = {
     "first_relevant_rank": "first_rank",
     "best_chunk_share": "best_share",
-    "vocabulary_gap": "vocab_gap",
-    "distractor_rank": "d_rank",
-    "distractor_similarity": "d_similar",
-    "gold_share_of_top_k": "gold_share",
+    "gold_recall_at_k": "recall_k",
+    "vocabulary_gap": "lex_gap",
+    "gold_density": "density",
+    "smallest_k": "min_k",
+    "smallest_budget": "min_budget",
+    "hit_elsewhere": "elsewhere",
 }
 """The table's headers for the long column names, so a row fits a terminal (csv and json keep the names)."""
 
@@ -128,8 +149,10 @@ def _configure_diagnose(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=tuple(ROW_FORMATS),
         default="table",
-        help="output format (default: table, with shortened headers: first_rank is first_relevant_rank, d_rank and "
-        "d_similar the distractor's rank and similarity, gold_share gold_share_of_top_k)",
+        help="output format (default: table, the main columns with shortened headers (first_rank is "
+        "first_relevant_rank, recall_k gold_recall_at_k, lex_gap vocabulary_gap, density gold_density, min_k and "
+        "min_budget smallest_k and smallest_budget, elsewhere hit_elsewhere) and the count of each cause; csv and "
+        "json: every column, one row per configuration and question)",
     )
 
 
@@ -139,13 +162,33 @@ def _run_diagnose(args: argparse.Namespace) -> int:
     from contextgrid.workspace.manifest import load_workspace
 
     workspace = load_workspace(args.workspace, **limits(args))
-    configs = None if args.config is None else [args.config]
-    frame = failure_causes(workspace, k=args.k, configs=configs)
+    if args.config is not None:
+        workspace.config(args.config)  # an unknown name is refused before any work, naming the available ones
+    # Every configuration, even for one: hit_elsewhere counts the others that get each question right.
+    frame = failure_causes(workspace, k=args.k)
+    if args.config is not None:
+        frame = frame.loc[frame["config"] == args.config].reset_index(drop=True)
     columns = [str(column) for column in frame.columns]
+    if args.format == "table":
+        columns = [column for column in TABLE_COLUMNS if column in columns]
     if args.config is not None:
         columns.remove("config")
     ROW_FORMATS[args.format](_records(frame), columns, sys.stdout)
+    if args.format == "table":
+        _write_counts(frame, sys.stdout)
     return 0
+
+
+def _write_counts(frame: pd.DataFrame, stream: TextIO) -> None:
+    """The count of each cause per configuration, after the rows: a blank line, then one row per configuration."""
+    from contextgrid.analysis.causes import cause_counts
+
+    counts = cause_counts(frame)
+    records: list[dict[str, Cell]] = [
+        {"causes": str(config), **{str(cause): int(n) for cause, n in row.items()}} for config, row in counts.iterrows()
+    ]
+    stream.write("\n")
+    _write_table(records, ["causes", *map(str, counts.columns)], stream)
 
 
 COMMAND = Subcommand(

@@ -21,14 +21,18 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "ChunkGold",
     "GoldColumns",
     "RankedEvidence",
+    "RunRows",
+    "chunk_gold",
     "coverage_by_configuration",
     "coverage_by_rank",
     "gold_columns",
     "question_waste",
     "ranked_evidence",
     "retrieved_table",
+    "run_rows",
     "union_contributions",
 ]
 
@@ -68,23 +72,100 @@ def _chunk_columns(chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str)
     )
 
 
-def _run_rows(
-    run: Mapping[str, Sequence[str]], k: int
-) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.object_], IntArray]:
-    """Question id, chunk id and 1-based rank of every row ranked ``k`` or better."""
+@dataclass(frozen=True, slots=True)
+class RunRows:
+    """A run's rows aligned with a list of questions and a chunking: ``item`` (a position in the questions),
+    ``rank`` (1-based) and ``chunk`` (a position in the chunking), sorted by question, then rank."""
+
+    item: IntArray
+    rank: IntArray
+    chunk: IntArray
+
+
+def run_rows(
+    run: Mapping[str, Sequence[str]], question_ids: pd.Index, chunk_ids: pd.Index, k: int | None, function: str
+) -> RunRows:
+    """The rows of ``run`` ranked ``k`` or better (every row when ``k`` is ``None``) of the questions of
+    ``question_ids``, aligned with ``chunk_ids``: the one alignment of a run with the gold, shared by
+    :func:`ranked_evidence` and :func:`contextgrid.analysis.causes.question_causes`.
+
+    Rows of other questions are left out; a chunk id that is not in ``chunk_ids`` is refused, naming the
+    question, the chunk and its rank.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = run_rows({"q1": ["b", "a"], "q9": ["a"]}, pd.Index(["q1"]), pd.Index(["a", "b"]), None, "f")
+    >>> rows.item.tolist(), rows.rank.tolist(), rows.chunk.tolist()
+    ([0, 0], [1, 2], [1, 0])
+    >>> run_rows({"q1": ["zz"]}, pd.Index(["q1"]), pd.Index(["a", "b"]), None, "f")
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.ContextGridError: f: the run for question 'q1' returns chunk 'zz' at rank 1, which is \
+not among the 2 chunks given; the run and the chunks must come from the same chunking
+    """
+    import pandas as pd
+
     from contextgrid.data.tables import RunTable
 
     table = RunTable.from_dict(run)
     if table.num_rows == 0 or len(table) == 0:
-        empty = np.zeros(0, dtype=object)
-        return empty, empty.copy(), np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return RunRows(empty, empty.copy(), empty.copy())
     starts = table.starts.astype(np.int64)
     group = np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
     rank = np.arange(table.num_rows, dtype=np.int64) - starts[group] + 1
-    keep = rank <= k
-    chunk_ids = np.asarray(table.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object)[keep]
-    questions = np.asarray(table.question_ids, dtype=object)[group[keep]]
-    return questions, chunk_ids, rank[keep]
+    per_question = question_ids.get_indexer(pd.Index(table.question_ids, dtype=object)).astype(np.int64)
+    item = per_question[group]
+    keep = (item >= 0) & (rank <= (k if k is not None else table.num_rows))
+    chunk_names = np.asarray(table.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object)[keep]
+    item, rank = item[keep], rank[keep]
+    chunk = chunk_ids.get_indexer(pd.Index(chunk_names, dtype=object)).astype(np.int64)
+    if (chunk < 0).any():
+        row = int(np.flatnonzero(chunk < 0)[0])
+        raise ContextGridError(
+            f"{function}: the run for question {question_ids[item[row]]!r} returns chunk {chunk_names[row]!r} at "
+            f"rank {rank[row]}, which is not among the {len(chunk_ids)} chunks given; the run and the chunks must "
+            "come from the same chunking"
+        )
+    order = np.lexsort((rank, item))
+    return RunRows(item[order], rank[order], chunk[order])
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkGold:
+    """What each chunk of a chunking holds of each question's merged gold, as columns.
+
+    ``target``/``span``/``length`` are the overlapping (gold interval, chunk) pairs and their overlap;
+    ``keys`` the distinct ``question * n_chunks + chunk`` they make, sorted, and ``held`` the gold characters
+    each such (question, chunk) holds (merged gold intervals are disjoint, so their parts add up).
+    """
+
+    target: IntArray
+    span: IntArray
+    length: IntArray
+    keys: IntArray
+    held: IntArray
+
+
+def chunk_gold(gold: GoldColumns, spans: Sequence[Span]) -> ChunkGold:
+    """The gold of ``gold``'s questions that each chunk (of ``spans``, the chunking's spans in order) holds.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> gold = gold_columns([cg.EvalItem("q1", "?", (cg.GoldSpan(cg.Span("d", 100, 200)),))])
+    >>> held = chunk_gold(gold, [cg.Span("d", 0, 150), cg.Span("d", 120, 300)])
+    >>> held.keys.tolist(), held.held.tolist()
+    ([0, 1], [50, 80])
+    """
+    n_chunks = max(len(spans), 1)
+    pairs = overlap_pairs(gold.spans, spans)
+    target, span = pairs.target.astype(np.int64), pairs.span.astype(np.int64)
+    length = np.asarray(pairs.length, dtype=np.int64)
+    keys, inverse = np.unique(gold.item[target] * n_chunks + span, return_inverse=True)
+    held = np.bincount(inverse, weights=length, minlength=len(keys)).astype(np.int64)
+    return ChunkGold(target, span, length, keys.astype(np.int64), held)
 
 
 def _ratio(part: IntArray, whole: IntArray) -> npt.NDArray[np.float64]:
@@ -209,36 +290,22 @@ def ranked_evidence(
     >>> found.rank.tolist(), found.held.tolist(), found.gold_retrieved.tolist()
     ([1, 2], [80, 50], [100])
     """
-    import pandas as pd
-
     cutoff = check_k(k, function=function)
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
     resolved, ids = gold.items, gold.ids
     columns = _chunk_columns(chunks, function)
     n_items, n_chunks = len(resolved), len(columns.ids)
-    gold_item, gold_list, gold_start, gold_end, gold_total = gold.item, gold.spans, gold.start, gold.end, gold.total
+    gold_item, gold_start, gold_end, gold_total = gold.item, gold.start, gold.end, gold.total
 
-    questions, chunk_ids, ranks = _run_rows(run, cutoff)
-    item = ids.get_indexer(pd.Index(questions)).astype(np.int64) if len(questions) else np.zeros(0, dtype=np.int64)
-    keep = item >= 0
-    chunk_ids, ranks, item = chunk_ids[keep], ranks[keep], item[keep]
-    chunk = columns.ids.get_indexer(pd.Index(chunk_ids)).astype(np.int64) if len(chunk_ids) else item.copy()
-    if (chunk < 0).any():
-        row = int(np.flatnonzero(chunk < 0)[0])
-        raise ContextGridError(
-            f"{function}: the run for question {resolved[item[row]].id!r} returns chunk {chunk_ids[row]!r} at rank "
-            f"{ranks[row]}, which is not among the {n_chunks} chunks given; the run and the chunks must come from "
-            "the same chunking"
-        )
-    order = np.lexsort((ranks, item))
-    item, ranks, chunk = item[order], ranks[order], chunk[order]
+    aligned = run_rows(run, ids, columns.ids, cutoff, function)
+    item, ranks, chunk = aligned.item, aligned.rank, aligned.chunk
 
     # What each chunk holds of each question's gold: the interval search pairs merged gold with chunks.
-    pairs = overlap_pairs(gold_list, columns.spans)
-    pair_key = gold_item[pairs.target] * n_chunks + pairs.span
+    holding = chunk_gold(gold, columns.spans)
+    pairs_target, pairs_span = holding.target, holding.span
+    pair_key = gold_item[pairs_target] * n_chunks + pairs_span
     row_key = item * n_chunks + chunk
-    keys, inverse = np.unique(pair_key, return_inverse=True)
-    held_by_key = np.bincount(inverse, weights=pairs.length, minlength=len(keys)).astype(np.int64)
+    keys, held_by_key = holding.keys, holding.held
     found = np.searchsorted(keys, row_key)
     found_clipped = np.minimum(found, max(len(keys) - 1, 0))
     hit = (found < len(keys)) & (keys[found_clipped] == row_key) if len(keys) else np.zeros(len(row_key), dtype=bool)
@@ -246,7 +313,7 @@ def ranked_evidence(
 
     # Gold retrieved: within each merged gold interval, the union of the retrieved chunks' parts of it.
     retrieved_pairs = np.isin(pair_key, row_key)
-    target, span = pairs.target[retrieved_pairs], pairs.span[retrieved_pairs]
+    target, span = pairs_target[retrieved_pairs], pairs_span[retrieved_pairs]
     part_start = np.maximum(gold_start[target], columns.start[span])
     part_end = np.minimum(gold_end[target], columns.end[span])
     parts = union_contributions(target, part_start, part_end)
@@ -329,15 +396,15 @@ def retrieved_table(
 
 
 def question_waste(
-    items: Iterable[EvalItem],
+    items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
     chunks: Mapping[str, Chunk] | Iterable[Chunk],
     k: int,
 ) -> pd.DataFrame:
     """The :class:`Waste` of each resolved question's top ``k``, one row per question.
 
-    Same arguments as :func:`retrieved_table`. Index ``question`` (resolved
-    questions in ``items`` order, including those the run never answered);
+    Same arguments as :func:`retrieved_table` (``items`` may be :func:`gold_columns`' record). Index
+    ``question`` (resolved questions in ``items`` order, including those the run never answered);
     columns :data:`WASTE_COLUMNS`: the counts and scores of
     :func:`measure_waste`, ``best_chunk_coverage`` (the most of the gold any
     one chunk holds) and ``chunks_retrieved``.

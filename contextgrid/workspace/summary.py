@@ -35,9 +35,10 @@ HEADLINE_METRICS = ("recall", "mrr", "ndcg")
 """The chunk-level metrics of a summary's headline table, beside the one it ranks by."""
 
 _FAILURES = {
+    "partial": "hold only a sliver of their gold in the top {k}",
     "split": "have their evidence split over chunks that each hold too little of it",
     "ranked_low": "have a relevant chunk ranked below {k}",
-    "not_retrieved": "retrieve nothing relevant at any depth",
+    "not_retrieved": "retrieve nothing relevant in the chunks retrieved",
 }
 """How each retrieval failure reads in a sentence, in the rule order of the causes."""
 
