@@ -308,3 +308,9 @@ def test_json_lines_rows_are_read_as_before(tmp_path: Path) -> None:
     ]
     path = written(tmp_path / "run.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
     assert read_run(path)["q1"] == ("c2", "c1")
+
+
+def test_a_json_lines_null_grade_on_the_first_line_is_a_missing_value_there(tmp_path: Path) -> None:
+    line = '{"qid": "q1", "docid": "c1", "grade": null}'
+    path = written(tmp_path / "qrels.jsonl", line + '\n{"qid": "q2", "docid": "c2", "grade": null}\n')
+    assert str(refused(path, read_qrels)) == f"{path}, line 1: expected a grade, got none: {line!r}"
