@@ -18,7 +18,9 @@ JSON run is a PASS when refused in under 5 s with
 a peak under 1 GiB. The valid run must be read, compressed too (its expansion is
 printed: the limit ``max_ratio`` must let it through); with ``--before`` (a checkout
 of the code before the limits), the plain one is read by both, best of ``--repeat``, and
-the ratio printed.
+the ratio printed. Last, six browser sessions (Debian's Chromium) each upload a different 26 MB run to one
+dashboard server and close: the server's resident memory once their uploads are reaped must be back within 20% of
+where it started (``--sessions-only`` runs this alone, ``--no-sessions`` skips it).
 """
 
 from __future__ import annotations
@@ -90,10 +92,10 @@ def single_line(path: Path, size: int) -> Path:
     return path
 
 
-def valid_run(path: Path, size: int) -> Path:
+def valid_run(path: Path, size: int, *, seed: int = 0) -> Path:
     """A run of distinct lines, 100 per question, of about ``size`` bytes."""
     lines = size // 37
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     questions = np.char.add("q", (np.arange(lines) // 100).astype(str))
     docs = np.char.add("doc", rng.permutation(lines).astype(str))
     ranks = (np.arange(lines) % 100 + 1).astype(str)
@@ -157,6 +159,93 @@ def measure(path: Path, code: Path, *, qrels: Path | None = None) -> dict[str, o
     return result
 
 
+def _resident(pid: int) -> int:
+    """The resident memory of process ``pid`` now, in bytes (VmRSS)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("VmRSS:")[1].split()[0]) * 1024
+
+
+def sessions(folder: Path, *, count: int = 6, size: int = 26_000_000) -> bool:
+    """``count`` browser sessions each upload a different run of ``size`` bytes to one dashboard server, then
+    close; the server's resident memory before, with them and once they are gone (Streamlit keeps a closed tab's
+    session two minutes, the server reaps its uploads within 15 s after), which must come back within 20% of
+    where it started. Prints the figures; whether it passed."""
+    import socket
+    import urllib.request
+
+    from playwright.sync_api import expect, sync_playwright
+
+    if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
+        sys.path.insert(0, str(ROOT))
+    from bench.browser import CHROMIUM, CHROMIUM_ARGS
+
+    runs = [valid_run(folder / f"session-{index}.trec", size, seed=index + 1) for index in range(count)]
+    qrels = folder / "sessions.qrels"
+    questions = size // 37 // 100
+    qrels.write_text("".join(f"q{n} 0 doc{n * 100 + 7} 1\n" for n in range(questions)))
+    temporary = folder / "tmp"
+    temporary.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true"]
+    command += [f"--server.port={port}", "--server.address=127.0.0.1", "--server.maxUploadSize=200"]
+    server = subprocess.Popen(
+        command, env={**os.environ, "TMPDIR": str(temporary)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            first = browser.new_context()
+            page = first.new_page()
+            page.goto(url)
+            expect(page.get_by_test_id("stDataFrame").first).to_be_visible(timeout=180_000)
+            first.close()
+            time.sleep(5)
+            start = _resident(server.pid)
+            contexts = []
+            for run in runs:
+                context = browser.new_context()
+                contexts.append(context)
+                page = context.new_page()
+                page.goto(f"{url}/?source=upload")
+                sidebar = page.get_by_test_id("stSidebar")
+                expect(sidebar.get_by_role("region", name="Qrels")).to_be_visible(timeout=120_000)
+                for name, path in (("Qrels", qrels), ("Runs (one configuration each)", run)):
+                    region = sidebar.get_by_role("region", name=name)
+                    region.locator("input[type='file']").set_input_files(str(path))
+                    expect(region.get_by_test_id("stFileChipName")).to_have_text(path.name, timeout=120_000)
+                expect(page.get_by_test_id("stDataFrame").first).to_contain_text(run.stem, timeout=300_000)
+            held = _resident(server.pid)
+            for context in contexts:
+                context.close()
+            browser.close()
+        closed = time.perf_counter()
+        uploads = list(temporary.glob("contextgrid-uploads-*"))
+        while time.perf_counter() - closed < 300 and any(any(root.glob("session-*")) for root in uploads):
+            time.sleep(2)
+        gone = time.perf_counter() - closed
+        time.sleep(5)
+        after = _resident(server.pid)
+    finally:
+        server.terminate()
+        server.wait(30)
+    passed = after <= 1.2 * start
+    print(
+        f"{count} sessions x {size / 1e6:.0f} MB runs: server {start / MIB:.0f} MiB at the start, {held / MIB:.0f} MiB "
+        f"with them, {after / MIB:.0f} MiB once their uploads were reaped ({gone:.0f} s after they closed): "
+        f"{after / start:.2f} of the start ({'PASS' if passed else 'MISS'}: within 20%)"
+    )
+    return passed
+
+
 def row(name: str, result: dict[str, object], *, refused: bool) -> None:
     seconds, peak = float(str(result["seconds"])), int(str(result["peak"]))
     outcome = str(result["outcome"])
@@ -169,8 +258,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", type=Path, help="a checkout of the code before the limits, for the ratio")
     parser.add_argument("--repeat", type=int, default=3, help="reads of the valid run, the best kept (default: 3)")
+    parser.add_argument("--sessions-only", action="store_true", help="only the six upload sessions (a browser)")
+    parser.add_argument("--no-sessions", action="store_true", help="skip the six upload sessions")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-limits-"))
+    if args.sessions_only:
+        try:
+            sessions(folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
     try:
         started = time.perf_counter()
         bombs = {size: bomb(folder / f"zeros-{size}gib.trec.gz", size * GIB) for size in (1, 2, 4)}
@@ -215,6 +312,8 @@ def main() -> None:
         if "before" in best:
             ratio = best["now"] / best["before"]
             print(f"valid run: now / before = {ratio:.2f} ({'PASS' if ratio < 1.1 else 'MISS'}: within 10%)")
+        if not args.no_sessions:
+            sessions(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -121,3 +121,14 @@ def test_the_dashboard_never_shows_a_linked_host_file(
     for secret in ("root:x:0:0", "secret of a file outside", "PATH="):
         assert secret not in drawn
     assert [element.value for element in app.error] == [md(f"{folder / 'docs' / 'leak.txt'}: {REFUSED}")]
+
+
+def test_a_loop_of_links_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    folder, _ = confined_workspace(tmp_path, None)
+    os.symlink("loop-b.txt", folder / "docs" / "loop-a.txt")
+    os.symlink("loop-a.txt", folder / "docs" / "loop-b.txt")
+    with pytest.raises(cg.InputFileError) as caught:
+        read_run(folder / "docs" / "loop-a.txt", within=[folder])
+    assert str(caught.value) == f"{folder / 'docs' / 'loop-a.txt'}: {REFUSED}"
+    # In a documents folder a loop is no file: the folder reads without it.
+    assert set(load_workspace(folder, within=[tmp_path / "allowed"]).documents) == {"a.txt"}

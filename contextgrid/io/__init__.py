@@ -11,7 +11,11 @@ Every reader reads within limits, refusing a file as soon as one is passed:
 1 GiB), ``max_ratio`` on how many times a gzip file expands
 (:data:`DEFAULT_MAX_RATIO`, 100) and ``max_line_bytes`` on each line of a file
 read as lines (:data:`DEFAULT_MAX_LINE_BYTES`, 1 MiB;
-:data:`DOCUMENT_MAX_LINE_BYTES`, 64 MiB, for documents and chunks).
+:data:`DOCUMENT_MAX_LINE_BYTES`, 64 MiB, for documents and chunks). A JSON
+value, parsed whole, may hold a 32nd of ``max_bytes``
+(:data:`~contextgrid.io.files.JSON_SHARE`), and a Parquet file is held to its
+rows and decoded columns (:data:`~contextgrid.io.parquet.ROW_BYTES`). With
+``within=``, a file must lie in those folders once its links are followed.
 """
 
 from __future__ import annotations

@@ -201,7 +201,10 @@ def is_within(path: str | os.PathLike[str], folders: Folders) -> bool:
     >>> is_within("/srv/workspace2", ["/srv/ws"])
     False
     """
-    resolved = Path(path).resolve()
+    try:
+        resolved = Path(path).resolve()
+    except (RuntimeError, OSError, ValueError):  # a loop of links, a name no system call takes: lies nowhere
+        return False
     return any(resolved.is_relative_to(Path(folder).resolve()) for folder in folders)
 
 
