@@ -13,7 +13,9 @@ from contextgrid.render.budget_figures import budget_pair_plot
 from contextgrid.render.export import image_config
 from contextgrid.render.grid_charts import pair_scatter
 from contextgrid.render.markup import escape_markdown as md
+from contextgrid.render.verdicts import verdict_table
 from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
+from contextgrid.significance.wording import describe
 from pages import _data, _state
 
 st.title("Compare")
@@ -113,20 +115,20 @@ if winner_view.open:
             result = _data.guard(
                 lambda: _data.comparison(source, metric, k, tuple(chosen), baseline, test, correction), source=source
             )
-        st.dataframe(result.to_dataframe(), width="stretch")
+        st.dataframe(verdict_table(result), width="stretch", hide_index=True)
+        first = result.comparisons[0]
+        st.caption(
+            f"Each configuration against {md(baseline)} on the {first.n_questions:,} questions both score. "
+            f"**Difference**: its mean {md(label)} minus the baseline's. **Interval**: the {md(first.interval_name)} "
+            "interval of that difference, the paired test's own: the shifts of every question's difference the test "
+            "does not reject, at the **Level** its correction for many comparisons sets for that row, so it leaves "
+            f"out 0 exactly when the verdict is significant. **p**: the {md(correction)}-corrected p-value. "
+            "**Effect size**: the difference measured in standard deviations of the per-question differences "
+            "(Cohen's d): about 0.2 is small, 0.5 medium, 0.8 large, whatever the number of questions. "
+            "**Won / tied / lost**: the questions on which the configuration scored higher than the baseline, the "
+            "same, and lower."
+        )
         st.plotly_chart(interval_plot(result), theme=None, config=image_config(f"{label}-against-{baseline}"))
+        st.subheader("What each verdict rests on")
         for row in result.comparisons:
-            if not row.significant:
-                clear = row.ci_low is not None and row.ci_high is not None and (row.ci_low > 0 or row.ci_high < 0)
-                # The interval is not corrected for many comparisons, the p-value is: say which one speaks.
-                interval = (
-                    f" Its {row.confidence:.0%} interval, which is not corrected, excludes 0; the {correction} "
-                    "correction is what makes it not significant."
-                    if clear and correction != "none"
-                    else ""
-                )
-                st.caption(
-                    f"{md(row.a)} against {md(baseline)}: a difference of {row.difference:+.4f} in {label} is not "
-                    f"significant ({correction}-corrected p = {row.p_adjusted:.3g}); on these questions it could be "
-                    f"luck.{interval}"
-                )
+            st.markdown(md(describe(row)))

@@ -393,13 +393,15 @@ def test_compare_tests_the_chosen_pair_by_default() -> None:
     no_problems(app)
     assert app.multiselect[0].value == ["bm25-recursive-500-0", "lsa-recursive-500-0"]
     assert select(app, "Baseline").value == "bm25-recursive-500-0"
-    table = app.dataframe[-1].value
+    table = app.dataframe[-1].value.set_index("Configuration")
     assert list(table.index) == ["bm25-recursive-500-0", "lsa-recursive-500-0"]
-    assert table.loc["bm25-recursive-500-0", "verdict"] == "baseline"
+    assert table.loc["bm25-recursive-500-0", "Verdict"] == "baseline"
     [point] = [trace for trace in figures(app)[0]["data"] if trace["mode"] == "markers"]
     [row] = point["y"]
     assert row.endswith(" lsa-recursive-500-0")  # after the marker of its verdict
-    assert (point["x"][0], point["name"]) == tuple(table.loc["lsa-recursive-500-0", ["difference", "verdict"]])
+    assert (f"{point['x'][0]:+.4f}", point["name"]) == tuple(
+        table.loc["lsa-recursive-500-0", ["Difference", "Verdict"]]
+    )
 
 
 def test_question_drill_down_shows_the_gold_passage_from_the_document() -> None:

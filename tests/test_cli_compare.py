@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -70,3 +71,45 @@ def test_compare_on_a_missing_workspace_exits_2(capsys: pytest.CaptureFixture[st
     status, _, err = run(capsys, "compare", str(tmp_path / "nowhere"), "--metric", "ndcg@5")
     assert status == 2
     assert err.startswith("contextgrid: error:")
+
+
+def test_compare_json_rows_name_their_configuration_and_the_baseline(capsys: pytest.CaptureFixture[str]) -> None:
+    names = load_workspace(HANDMADE).names
+    status, out, _ = run(
+        capsys, "compare", str(HANDMADE), "--metric", "mrr@5", "--baseline", names[1], "--format", "json"
+    )
+    assert status == 0
+    rows = json.loads(out)
+    assert [row["config"] for row in rows] == list(names)
+    assert {row["baseline"] for row in rows} == {names[1]}
+    assert [row["verdict"] for row in rows if row["config"] == names[1]] == ["baseline"]
+
+
+@pytest.mark.parametrize("correction", ["none", "holm"])
+def test_no_interval_printed_beside_a_verdict_contradicts_it(
+    capsys: pytest.CaptureFixture[str], correction: str
+) -> None:
+    status, out, _ = run(
+        capsys, "compare", str(HANDMADE), "--metric", "recall@5", "--correction", correction, "--format", "json"
+    )
+    assert status == 0
+    for row in json.loads(out):
+        if row["verdict"] == "baseline":
+            continue
+        low = -math.inf if row["ci_low"] is None else row["ci_low"]
+        high = math.inf if row["ci_high"] is None else row["ci_high"]
+        assert (low > 0 or high < 0) == (row["verdict"] != "not significant"), row
+
+
+def test_compare_help_explains_every_column_of_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    _, table, _ = run(capsys, "compare", str(HANDMADE), "--metric", "recall@5")
+    header = table.splitlines()[1]
+    status, help_text, _ = run(capsys, "compare", "--help")
+    assert status == 0
+    columns = [cell for cell in header.split("  ") if cell.strip()]
+    assert len(columns) == 7
+    for column in columns:
+        name = "p (CORRECTION)" if column.strip().startswith("p (") else column.strip()
+        assert f"\n  {name} " in help_text, name
+    for field in ("config", "baseline", "ci_low", "ci_level", "p_adjusted", "bootstrap_low"):
+        assert field in help_text

@@ -15,7 +15,7 @@ from contextgrid.workspace.manifest import load_workspace
 if TYPE_CHECKING:
     from contextgrid.significance import ComparisonTable
 
-__all__ = ["COMMAND", "COMPARE_FORMATS", "metric_at_k"]
+__all__ = ["COMMAND", "COMPARE_EPILOG", "COMPARE_FORMATS", "metric_at_k"]
 
 
 def metric_at_k(text: str) -> tuple[str, int]:
@@ -29,8 +29,38 @@ def metric_at_k(text: str) -> tuple[str, int]:
     return name, int(k)
 
 
+COMPARE_EPILOG = """\
+the table, one row per configuration against the baseline:
+  config            the configuration (the baseline's row says "baseline")
+  mean              the configuration's mean METRIC@K
+  difference        its mean minus the baseline's (positive: it scored higher)
+  interval (level)  the paired test's own confidence interval of the difference: the shifts of every
+                    question's difference the test does not reject, at the level the correction sets for
+                    that row (95% without one). It leaves out 0 exactly when the verdict is significant;
+                    -inf/+inf where the test cannot reject any shift that way (too few questions differ)
+  p (CORRECTION)    the test's two-sided p-value, corrected for the comparisons made together;
+                    "< 0.001" below what the test or its resampling can tell apart
+  d                 the effect size: the difference in standard deviations of the per-question
+                    differences (Cohen's d; about 0.2 small, 0.5 medium, 0.8 large)
+  W/T/L             questions the configuration won, tied (within 1e-9) and lost against the baseline
+  verdict           significantly better (▲), significantly worse (▼) or not significant
+Under the table, one line per configuration says what limits its verdict: how many questions differ, the
+smallest p-value the test can reach with them, the smallest difference they detect with 80% power, and the
+correction where it changed the verdict.
+
+--format csv and json give the same numbers by field name, one record per configuration naming it
+(config) and the baseline: ci_low/ci_high and ci_level are the interval and its level (an unbounded
+end is null in json), p_value and p_adjusted the raw and corrected p-values, p_floor the smallest
+p-value reachable, detectable the 80%-power difference, bootstrap_low/bootstrap_high a separate
+bootstrap interval (not corrected, and never what the verdict rests on).
+"""
+
+
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
     from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = COMPARE_EPILOG
 
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
     parser.add_argument("--metric", type=metric_at_k, required=True, metavar="METRIC@K", help="e.g. ndcg@10")
@@ -45,7 +75,8 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
 COMPARE_FORMATS: dict[str, Callable[[ComparisonTable], str]] = {
     "table": lambda table: f"{table}\n",
     "csv": lambda table: table.to_dataframe().to_csv(),
-    "json": lambda table: table.to_dataframe().to_json(orient="records", indent=2) + "\n",
+    # A record names its configuration and the baseline: config is the frame's index, which records would drop.
+    "json": lambda table: table.to_dataframe().reset_index().to_json(orient="records", indent=2) + "\n",
 }
 """How ``contextgrid compare`` prints its table, by ``--format``."""
 
