@@ -24,7 +24,9 @@ from pandas.io.formats.style import Styler
 from contextgrid import ContextGridError
 from contextgrid.analysis.budget_verdict import BudgetVerdict
 from contextgrid.analysis.causes import (
+    CauseOracle,
     cause_counts,
+    cause_oracle,
     cause_transitions,
     configurations_with,
     explain_cause,
@@ -38,6 +40,7 @@ from contextgrid.analysis.grid import (
 )
 from contextgrid.analysis.grid import pivot_counts as analysis_pivot_counts
 from contextgrid.analysis.questions import (
+    LISTED_SIGNALS,
     failing_configurations,
     filter_questions,
     first_relevant_chunk,
@@ -282,8 +285,14 @@ def failure_causes(at: Snapshot, k: int, split_threshold: float = SPLIT_THRESHOL
 
 @cached(max_entries=16)
 def causes_by_configuration(at: Snapshot, k: int) -> pd.DataFrame:
-    """``cause_counts`` of :func:`failure_causes`: configurations (manifest order) × the six causes."""
+    """``cause_counts`` of :func:`failure_causes`: configurations (manifest order) × the causes."""
     return cause_counts(failure_causes(at, k))
+
+
+@cached(max_entries=16)
+def oracle(at: Snapshot, k: int) -> CauseOracle:
+    """``cause_oracle`` of :func:`failure_causes`: each question answered by its best configuration at ``k``."""
+    return cause_oracle(failure_causes(at, k))
 
 
 # -- questions (pages/questions.py, pages/compare.py) ----------------------------------------------
@@ -320,11 +329,12 @@ def questions_by_id(source: Source | Snapshot, ids: tuple[str, ...]) -> pd.DataF
 @cached(max_entries=64)
 def question_list(at: Snapshot, config: str, k: int) -> pd.DataFrame:
     """:func:`question_table` to browse (``question_listing``): the question's text and, when the workspace
-    has what causes need, its cause at ``k`` beside each id; the questions without gold added."""
+    has what causes need, its cause at ``k`` and its signals (``LISTED_SIGNALS``) beside each id; the questions
+    without gold added."""
     causes = None
     if not missing_evidence(at):
         table = failure_causes(at, k)
-        causes = table.loc[table["config"] == config].set_index("question")["cause"]
+        causes = table.loc[table["config"] == config].set_index("question")[list(LISTED_SIGNALS)]
     return question_listing(question_table(at, config, k), causes=causes, texts=question_texts(at))
 
 
@@ -339,6 +349,7 @@ def filtered_questions(
     failing_only: bool,
     contains: str,
     causes: tuple[str, ...] = (),
+    signals: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """The rows of :func:`question_list` that pass the filters (see ``filter_questions``).
 
@@ -351,6 +362,7 @@ def filtered_questions(
         failing_only=failing_only,
         contains=contains,
         causes=causes,
+        signals=signals,
     )
 
 
@@ -406,7 +418,8 @@ def explanation(at: Snapshot, config: str, question: str, k: int) -> str | None:
         return None
     ws = at.workspace
     gold = first_relevant_chunk(ws.qrels(config).get(question, {}), ws.run(config).get(question, ()))
-    return explain_cause(rows.iloc[0], k=k, split_threshold=SPLIT_THRESHOLD, gold_chunk=gold)
+    elsewhere = [name for name in configurations_with(table, question) if name != config]
+    return explain_cause(rows.iloc[0], k=k, split_threshold=SPLIT_THRESHOLD, gold_chunk=gold, elsewhere=elsewhere)
 
 
 @cached(max_entries=64)

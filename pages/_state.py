@@ -27,6 +27,7 @@ PERSISTED = (
     "a",
     "b",
     "cause",
+    "signals",
     "failing",
     "at_most",
     "contains",

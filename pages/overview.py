@@ -134,6 +134,8 @@ if causes.open:
                 selection_mode="points",
                 key="cause_bars",
             )
+            best_each = _data.guard(lambda: _data.oracle(source, cause_k), source=source)
+            st.markdown(md(best_each.sentence(cause_k)))
             clicked = selected_bar(event.selection, list(counts.index))
             if clicked is not None:
                 # The list then holds exactly the bar's questions: the Questions page's other filters are cleared.
@@ -142,6 +144,7 @@ if causes.open:
                 _state.remember("failing", "false")
                 _state.remember("at_most", 1.0)
                 _state.remember("contains", "")
+                _state.remember("signals", [])
                 # The tab's ``view`` is bound to the URL, which switch_page may not clear: every other choice goes.
                 chosen = {key: value for key, value in st.query_params.to_dict().items() if key != "view"}
                 st.switch_page("pages/questions.py", query_params=chosen)

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from contextgrid.analysis.causes import CAUSES
-from contextgrid.analysis.questions import question_label
+from contextgrid.analysis.questions import SIGNAL_FILTERS, question_label
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _state
@@ -40,13 +40,21 @@ _state.report_unknown(
         "k": {str(value) for value in DEFAULT_KS},
         "metric": BUILTIN_METRICS,
         "cause": CAUSES if has_causes else (),
+        "signals": SIGNAL_FILTERS if has_causes else (),
         "question": table.index,
     },
-    names={"config": "configuration", "k": "k", "metric": "metric", "cause": "cause", "question": "question"},
+    names={
+        "config": "configuration",
+        "k": "k",
+        "metric": "metric",
+        "cause": "cause",
+        "signals": "signal",
+        "question": "question",
+    },
     container=notice,
 )
 
-filters = st.columns(4)
+filters = st.columns(5)
 failing_only = _state.checkbox(
     f"Only failing at k={k}", "failing", container=filters[0], help=f"No relevant chunk in the top {k}."
 )
@@ -55,8 +63,10 @@ threshold = _state.slider(
 )
 search = _state.text_input("Question id contains", "contains", container=filters[2])
 causes: list[str] = []
+signals: list[str] = []
 if has_causes:
     causes = _state.choose_many("Cause", list(CAUSES), "cause", default=[], container=filters[3])
+    signals = _state.choose_many("Signals (all of)", list(SIGNAL_FILTERS), "signals", default=[], container=filters[4])
 else:
     missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
     filters[3].caption(f"No causes: the workspace has no {md(', no '.join(missing))}.")
@@ -70,11 +80,21 @@ shown = _data.guard(
         failing_only=failing_only,
         contains=search,
         causes=tuple(causes),
+        signals=tuple(signals),
     ),
     source=source,
 )
 
 st.caption(f"{len(shown)} of {len(table)} questions, worst first.")
+if has_causes:
+    st.caption(
+        f"Signals at k={k} (docs/diagnosing-failures.md has each rule): retrieved, the chunks the ranking holds; "
+        "gold_recall_at_k, the share of the gold the top k holds (partial below half); vocabulary_gap, a lexical "
+        "gap (lexical retrievers only); gold_density and diluted, the gold's share of the chunk holding most of it; "
+        "distractors, chunks above the gold closer to the question or repeating the gold; smallest_k and "
+        "smallest_budget (characters), where this configuration would get it; hit_elsewhere, the other "
+        "configurations that get it right."
+    )
 st.dataframe(shown, width="stretch")
 
 if shown.empty:

@@ -138,8 +138,11 @@ def test_the_drill_down_says_what_happened_and_offers_the_configurations_that_ge
     app = open_page("questions.py", config=CONFIG, k="5", question=question)
     no_problems(app)
     gold = first_relevant_chunk(workspace.qrels(CONFIG)[question], workspace.run(CONFIG)[question])
-    assert f"**{md(explain_cause(row, k=5, gold_chunk=gold))}**" in [block.value for block in app.markdown]
     right = table[(table["question"] == question) & (table["cause"] == "hit")]["config"].tolist()
+    said = explain_cause(row, k=5, gold_chunk=gold, elsewhere=right)
+    assert f"**{md(said)}**" in [block.value for block in app.markdown]
+    # The sentence names what would fix it: a deeper k for this configuration, and the others that get it right.
+    assert f"this configuration would get it at k = {row['first_relevant_rank']}" in said
     assert right
     offer = next(box for box in app.selectbox if box.label == "Open it under")
     assert offer.options == right
@@ -180,3 +183,26 @@ def test_compare_without_chunks_says_what_is_missing(without_chunks: Path) -> No
     app = open_page("compare.py", source="folder", workspace=str(without_chunks))
     no_problems(app)
     assert any("Naming causes needs questions, documents and chunks" in caption.value for caption in app.caption)
+
+
+def test_the_questions_table_shows_the_signals_and_filters_on_them() -> None:
+    workspace = load_workspace(SAMPLE)
+    table = failure_causes(workspace, k=5)
+    mine = table[table["config"] == CONFIG].set_index("question")
+    app = open_page("questions.py", config=CONFIG, k="5", signals="deeper k finds it")
+    no_problems(app)
+    shown = app.dataframe[0].value
+    for column in ("cause", "retrieved", "vocabulary_gap", "gold_density", "distractors", "smallest_k"):
+        assert column in shown.columns
+    # Only the questions this configuration would get at a deeper k: exactly those with a smallest_k.
+    assert set(shown.index) == set(mine.index[mine["smallest_k"].notna()])
+    assert (shown["smallest_k"] == mine.loc[shown.index, "smallest_k"]).all()
+
+
+def test_the_overview_says_how_many_questions_their_best_configuration_finds() -> None:
+    from contextgrid.analysis.causes import cause_oracle
+
+    app = open_page(None, view="Why questions fail", k="5")
+    no_problems(app)
+    said = cause_oracle(failure_causes(load_workspace(SAMPLE), k=5)).sentence(5)
+    assert md(said) in [block.value for block in app.markdown]

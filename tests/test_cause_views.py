@@ -18,13 +18,16 @@ from hypothesis import strategies as st
 
 from contextgrid.analysis.causes import (
     CAUSES,
+    CauseOracle,
     cause_counts,
+    cause_oracle,
     cause_transitions,
     configurations_with,
     explain_cause,
     transition_sentence,
 )
 from contextgrid.analysis.questions import (
+    SIGNAL_FILTERS,
     filter_questions,
     first_relevant_chunk,
     natural_key,
@@ -278,3 +281,82 @@ def test_a_click_is_read_back_as_the_configuration_and_the_cause() -> None:
     assert selected_bar({"points": [point]}, configs) == ("c", "ranked_low")
     assert selected_bar({"points": [{"curve_number": 9, "point_index": 0}]}, configs) is None
     assert selected_bar({}, configs) is None
+
+
+# -- signals in the question list, and the oracle ---------------------------------------------------------------
+
+
+def test_the_list_takes_signal_columns_and_filters_on_every_signal_asked() -> None:
+    scores = pd.DataFrame(
+        {"recall@5": [0.0, 0.0, 0.0, 1.0], "failing": [True, True, True, False]},
+        index=pd.Index(["q1", "q2", "q3", "q4"], name="question"),
+    )
+    signals = pd.DataFrame(
+        {
+            "cause": ["not_retrieved", "ranked_low", "split", "hit"],
+            "vocabulary_gap": pd.array([True, False, None, None], dtype="boolean"),
+            "diluted": pd.array([False, True, None, None], dtype="boolean"),
+            "distractors": pd.array([0, 3, None, None], dtype="Int64"),
+            "smallest_k": pd.array([None, 9, 12, None], dtype="Int64"),
+            "hit_elsewhere": pd.array([0, 2, 1, None], dtype="Int64"),
+        },
+        index=["q1", "q2", "q3", "q4"],
+    )
+    listing = question_listing(scores, causes=signals)
+    assert list(listing.columns) == [*signals.columns, "recall@5", "failing"]
+    kept = {name: list(filter_questions(listing, signals=[name]).index) for name in SIGNAL_FILTERS}
+    assert kept == {
+        "lexical gap": ["q1"],
+        "diluted": ["q2"],
+        "distractors": ["q2"],
+        "deeper k finds it": ["q2", "q3"],
+        "right elsewhere": ["q2", "q3"],
+        "right nowhere": ["q1"],
+    }
+    assert list(filter_questions(listing, signals=["diluted", "right nowhere"]).index) == []
+    with pytest.raises(ContextGridError, match="unknown signal filter 'loud'"):
+        filter_questions(listing, signals=["loud"])
+    with pytest.raises(ContextGridError, match="no 'diluted' column"):
+        filter_questions(scores, signals=["diluted"])
+
+
+def test_the_oracle_by_hand() -> None:
+    table = pd.DataFrame(
+        {
+            "config": ["a"] * 4 + ["b"] * 4,
+            "question": ["q1", "q2", "q3", "q4"] * 2,
+            "cause": ["hit", "split", "no_gold", "partial", "hit", "hit", "no_gold", "not_retrieved"],
+        }
+    )
+    # Answerable: q1, q2, q4. Some configuration hits q1 and q2; b alone hits both. q4 is partial under a: found.
+    assert cause_oracle(table) == CauseOracle(3, 2, 2, "b", ())
+    assert cause_oracle(table.iloc[4:]) == CauseOracle(3, 2, 2, "b", ("q4",))
+    with pytest.raises(ContextGridError, match="unknown causes"):
+        cause_oracle(table.assign(cause="lost"))
+    with pytest.raises(ValueError, match="best <= oracle <= questions"):
+        CauseOracle(1, 2, 0, None, ())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(CAUSES), min_size=4, max_size=4), min_size=1, max_size=4).filter(
+        # A question's gold is the same under every configuration: no_gold and unresolved are all or nothing.
+        lambda rows: all(
+            len({cause in ("no_gold", "unresolved") for cause in column}) == 1 for column in zip(*rows, strict=True)
+        )
+    )
+)
+def test_the_oracle_equals_a_loop_over_questions(rows: list[list[str]]) -> None:
+    configs = [f"c{i}" for i in range(len(rows))]
+    questions = ["q1", "q2", "q3", "q4"]
+    table = pd.DataFrame(
+        [(config, question, cause) for config, row in zip(configs, rows, strict=True)
+         for question, cause in zip(questions, row, strict=True)],
+        columns=["config", "question", "cause"],
+    )  # fmt: skip
+    answerable = [q for i, q in enumerate(questions) if rows[0][i] not in ("no_gold", "unresolved")]
+    oracle = sum(any(row[questions.index(q)] == "hit" for row in rows) for q in answerable)
+    hits = [sum(row[questions.index(q)] == "hit" for q in answerable) for row in rows]
+    never = tuple(q for q in answerable if not any(row[questions.index(q)] in ("hit", "partial") for row in rows))
+    best = max(hits)
+    assert cause_oracle(table) == CauseOracle(len(answerable), oracle, best, configs[hits.index(best)], never)

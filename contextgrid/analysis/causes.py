@@ -728,14 +728,16 @@ class CauseOracle:
                 f"never_found={len(self.never_found)}"
             )
 
-    def sentence(self, k: int) -> str:
-        """The oracle in words.
+    def sentence(self, k: int, *, limit: int = 10) -> str:
+        """The oracle in words, naming at most ``limit`` of the questions no configuration finds.
 
         Examples
         --------
         >>> CauseOracle(10, 8, 6, "bm25", ("q9",)).sentence(5)
         'Each question answered by its best configuration: 8 of 10 answerable questions find gold in the top 5 \
 (80%), against 6 (60%) for the best single configuration, bm25; 1 question no configuration finds: q9.'
+        >>> CauseOracle(10, 7, 6, "bm25", ("q1", "q2", "q3")).sentence(5, limit=2).split("; ")[1]
+        '3 questions no configuration finds: q1, q2 and 1 more.'
         """
         if not self.questions:
             return "No answerable question: none has gold evidence found in the documents."
@@ -743,7 +745,9 @@ class CauseOracle:
         missed = (
             "every question is found by some configuration"
             if not never
-            else f"{never} question{'s' if never != 1 else ''} no configuration finds: {', '.join(self.never_found)}"
+            else f"{never} question{'s' if never != 1 else ''} no configuration finds: "
+            + ", ".join(self.never_found[:limit])
+            + (f" and {never - limit} more" if never > limit else "")
         )
         best = "" if self.best_config is None else f", {self.best_config}"
         return (
@@ -767,11 +771,11 @@ def cause_oracle(table: pd.DataFrame) -> CauseOracle:
     CauseOracle(questions=2, oracle=1, best=1, best_config='a', never_found=())
     """
     _columns(table, ("config", "question", "cause"), "cause_oracle")
-    causes = pd.Categorical(table["cause"], dtype=CAUSE_DTYPE)
-    if causes.isna().any():
-        unknown = sorted(set(table["cause"][causes.isna()].astype(str)))
+    known = table["cause"].isin(CAUSES)
+    if not known.all():
+        unknown = sorted(set(table["cause"][~known].astype(str)))
         raise ContextGridError(f"cause_oracle: unknown causes {unknown}. Known: {', '.join(CAUSES)}")
-    code = causes.codes.astype(np.int64)
+    code = pd.Categorical(table["cause"], dtype=CAUSE_DTYPE).codes.astype(np.int64)
     question_code, questions = pd.factorize(table["question"], sort=False)
     config_code, configs = pd.factorize(table["config"], sort=False)
     answerable = np.zeros(len(questions), dtype=bool)

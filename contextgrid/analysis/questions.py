@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,8 @@ from contextgrid.engine.scoring import ranked_grades, score_questions
 from contextgrid.metrics.base import BUILTIN_METRICS, METRICS, Qrels
 
 __all__ = [
+    "LISTED_SIGNALS",
+    "SIGNAL_FILTERS",
     "failing_configurations",
     "filter_questions",
     "first_relevant_chunk",
@@ -83,6 +85,43 @@ def question_scores(
     return ordered.drop(columns="_question")
 
 
+LISTED_SIGNALS = (
+    "cause",
+    "retrieved",
+    "gold_recall_at_k",
+    "vocabulary_gap",
+    "gold_density",
+    "diluted",
+    "distractors",
+    "distractor",
+    "smallest_k",
+    "smallest_budget",
+    "hit_elsewhere",
+)
+"""The columns of :func:`contextgrid.workspace.causes.failure_causes` a question list shows beside each id."""
+
+
+def _holds(column: str) -> Callable[[pd.DataFrame], pd.Series]:
+    return lambda table: table[column].eq(True).fillna(False).astype(bool)
+
+
+def _positive(column: str) -> Callable[[pd.DataFrame], pd.Series]:
+    return lambda table: pd.to_numeric(table[column], errors="coerce").gt(0).fillna(False).astype(bool)
+
+
+SIGNAL_FILTERS: dict[str, tuple[str, Callable[[pd.DataFrame], pd.Series]]] = {
+    "lexical gap": ("vocabulary_gap", _holds("vocabulary_gap")),
+    "diluted": ("diluted", _holds("diluted")),
+    "distractors": ("distractors", _positive("distractors")),
+    "deeper k finds it": ("smallest_k", lambda table: table["smallest_k"].notna().astype(bool)),
+    "right elsewhere": ("hit_elsewhere", _positive("hit_elsewhere")),
+    "right nowhere": ("hit_elsewhere", lambda table: table["hit_elsewhere"].eq(0).fillna(False).astype(bool)),
+}
+"""The signal filters of :func:`filter_questions`, by name: the column each needs and the rows it keeps (the
+signals of :func:`contextgrid.analysis.causes.question_causes`: a lexical gap, dilution, distractors ranked
+above the gold, a relevant chunk deeper in the ranking, another configuration that gets it right, none)."""
+
+
 def filter_questions(
     table: pd.DataFrame,
     *,
@@ -91,10 +130,12 @@ def filter_questions(
     failing_only: bool = False,
     contains: str = "",
     causes: Collection[str] = (),
+    signals: Collection[str] = (),
 ) -> pd.DataFrame:
     """Rows of a :func:`question_scores` table: ``label`` at most ``at_most``, only
     failing ones, question ids containing ``contains`` (case-insensitive), and/or,
-    given ``causes``, those whose ``cause`` column (as :func:`question_listing` adds) is one of them.
+    given ``causes``, those whose ``cause`` column (as :func:`question_listing` adds) is one of them,
+    and, given ``signals`` (names of :data:`SIGNAL_FILTERS`), those that show every one of them.
 
     Examples
     --------
@@ -110,6 +151,9 @@ def filter_questions(
     >>> table["cause"] = ["ranked_low", "hit", "hit"]
     >>> list(filter_questions(table, causes=["hit"]).index)
     ['refund-2', 'ship-1']
+    >>> table["distractors"] = pd.array([2, None, None], dtype="Int64")
+    >>> list(filter_questions(table, signals=["distractors"]).index)
+    ['refund-1']
     """
     keep = pd.Series(True, index=table.index)
     if label is not None:
@@ -128,6 +172,15 @@ def filter_questions(
                 f"the table has no 'cause' column to filter on. Available: {', '.join(map(str, table.columns))}"
             )
         keep &= table["cause"].isin(list(causes)).to_numpy(dtype=bool)
+    for name in signals:
+        if name not in SIGNAL_FILTERS:
+            raise ContextGridError(f"unknown signal filter {name!r}. Known: {', '.join(SIGNAL_FILTERS)}")
+        column, rows = SIGNAL_FILTERS[name]
+        if column not in table.columns:
+            raise ContextGridError(
+                f"the table has no {column!r} column to filter on. Available: {', '.join(map(str, table.columns))}"
+            )
+        keep &= rows(table).to_numpy(dtype=bool)
     return table[keep]
 
 
@@ -182,15 +235,16 @@ def first_relevant_chunk(judgements: Mapping[str, int], ranked: Sequence[str]) -
 def question_listing(
     scores: pd.DataFrame,
     *,
-    causes: pd.Series | None = None,
+    causes: pd.Series | pd.DataFrame | None = None,
     texts: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """A :func:`question_scores` table to browse: each question's text beside its id, its cause, ids in
-    natural order.
+    """A :func:`question_scores` table to browse: each question's text beside its id, its cause and signals,
+    ids in natural order.
 
     Given ``texts`` (``{question: text}``), a ``text`` column comes first; given ``causes`` (a
     question-indexed series, as the ``cause`` column of
-    :func:`~contextgrid.analysis.causes.question_causes`), a ``cause`` column follows it, and the
+    :func:`~contextgrid.analysis.causes.question_causes`, or a frame of such columns, ``cause`` first, such
+    as :data:`LISTED_SIGNALS`), they follow it, and the
     questions it names that ``scores`` lacks (those without gold evidence: nothing to score) are added,
     their scores missing and ``failing`` false, as they are not failures. Rows are sorted as
     :func:`question_scores` sorts them (``failing`` first, then the first column ascending, missing
@@ -217,7 +271,9 @@ def question_listing(
     if "failing" in table.columns:
         table["failing"] = table["failing"].eq(True)
     if causes is not None:
-        table.insert(0, "cause", causes.reindex(table.index).array)
+        given = causes.to_frame("cause") if isinstance(causes, pd.Series) else causes
+        for position, column in enumerate(given.columns):
+            table.insert(position, str(column), given[column].reindex(table.index).array)
     if texts is not None:
         table.insert(0, "text", pd.Series([texts.get(question) for question in table.index], table.index, "string"))
     first = scores.columns[0]
