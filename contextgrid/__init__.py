@@ -51,6 +51,7 @@ from contextgrid.evidence.character import (
 from contextgrid.evidence.resolver import GradeRule, SpanResolver
 from contextgrid.index.base import recall_against_exact
 from contextgrid.metrics import (
+    DEFAULT_K,
     DEFAULT_KS,
     METRICS,
     Metric,
@@ -80,6 +81,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CHUNKERS",
+    "DEFAULT_K",
     "DEFAULT_KS",
     "METRICS",
     "AccessDeniedError",

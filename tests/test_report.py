@@ -18,6 +18,7 @@ from contextgrid.evidence.waste import measure_waste
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
 from contextgrid.render.report import DRAWN, build_report
 from contextgrid.workspace.budget import budget_curves
+from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.summary import configuration_summary
 from contextgrid.workspace.sweep import sweep, sweep_grid
 
@@ -71,12 +72,20 @@ def test_report_states_the_share_of_gold_and_lists_the_worst_question_first(work
     }
     share = sum(w.gold_retrieved for w in wastes.values()) / sum(w.retrieved_total for w in wastes.values())
     assert f"of all it retrieves, {share:.1%} is gold evidence" in page
-    worst = min(wastes, key=lambda q: (wastes[q].character_recall, wastes[q].character_precision, q))
-    table = page.split("<h2>Worst questions</h2>")[1]
-    first_row = re.search(r"<tr><td>([^<]+)</td>", table.split("</tr>", 1)[1])
-    assert first_row is not None
-    assert first_row.group(1) == worst
-    assert f"A worst question, drawn: {worst}" in page
+    # The first failing question listed is, of the questions of the first failure cause listed, the one whose top 3
+    # hold the least of its evidence.
+    causes = failure_causes(workspace, k=3, configs=[config]).set_index("question")["cause"].astype(str)
+    table = page.split("<h2>Questions that fail, one of each cause in turn</h2>")[1].split("</table>")[0]
+    rows = re.findall(r"<tr><td>([^<]+)</td>", table)
+    assert rows
+    first_cause = causes[rows[0]]
+    assert first_cause != "hit"
+    worst = min(
+        (q for q in wastes if causes[q] == first_cause),
+        key=lambda q: (wastes[q].character_recall, q),
+    )
+    assert rows[0] == worst
+    assert f"<h3>{worst}: " in page
     assert page.count("Plotly.newPlot") == 5  # the budget curves, the causes, three waste views
 
 
@@ -98,10 +107,11 @@ def test_report_opens_with_the_summary_and_carries_plotly_js_once(workspace: cg.
         assert f"<p>{html.escape(sentence)}</p>" in first_screen
     assert '<div id="figure-causes"' in first_screen
     # plotly.js (its licence banner) once, in the head; no figure carries its own copy.
-    assert page.count("plotly.js v") == 1
-    assert page.index("plotly.js v") < page.index("</head>")
-    drawn = re.findall(r"<h2>A worst question, drawn: ([^<]+)</h2>", page)
-    assert len(drawn) == min(DRAWN, len(workspace.questions))
+    assert page.count("* plotly.js (cartesian") == 1
+    assert page.index("* plotly.js (cartesian") < page.index("</head>")
+    drawn = re.findall(r"<h3>([^<:]+): ", page)
+    failing = (failure_causes(workspace, k=3, configs=[config])["cause"].astype(str) != "hit").sum()
+    assert len(drawn) == min(DRAWN, failing)
 
 
 def test_report_escapes_every_piece_of_user_text(workspace: cg.Workspace) -> None:

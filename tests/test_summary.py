@@ -15,6 +15,7 @@ from contextgrid.core.errors import ContextGridError
 from contextgrid.significance.compare import compare_pair
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
+from contextgrid.workspace.waste import workspace_waste
 
 QRELS = "q1 0 c1 1\nq2 0 c2 1\nq3 0 c3 1\nq4 0 c4 1\n"
 # recall@1 per question: base 1,0,0,0 (0.25); wide 1,1,1,0 (0.75); also 1,1,0,1 (0.75, a tie with wide).
@@ -140,9 +141,13 @@ def test_with_evidence_the_waste_and_the_causes_are_the_workspace_s(tmp_path: Pa
     assert summary.causes.equals(expected)
     share = summary.headline.loc[config, "share_gold"]
     total = summary.headline.loc[config, "retrieved_total"]
+    # Characters read per character of evidence, from the questions' own counts: all retrieved over all gold
+    # retrieved (the reciprocal of the share).
+    waste = workspace_waste(workspace, 1).loc[config]
+    ratio = waste["retrieved_total"].sum() / waste["gold_retrieved"].sum()
     assert summary.waste() == (
         f"{config} retrieves {total:,.0f} characters per question on average at k = 1; of all it retrieves, "
-        f"{share:.1%} is gold evidence, so {1 - share:.1%} of what reaches the model is waste."
+        f"{share:.1%} is gold evidence: the model reads {ratio:,.1f} characters for every character of evidence."
     )
     hits = int(expected.loc[config, "hit"])
     sentence = summary.failures()

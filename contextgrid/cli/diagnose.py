@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.core.checks import check_k
+from contextgrid.metrics.base import DEFAULT_K
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,7 +145,13 @@ def _configure_diagnose(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``contextgrid diagnose WORKSPACE [--config NAME] [--k K] [--format table|csv|json]``."""
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
     parser.add_argument("--config", metavar="NAME", help="only this configuration (default: every one)")
-    parser.add_argument("--k", type=_cutoff, default=5, metavar="K", help="the cut-off (default: 5)")
+    parser.add_argument(
+        "--k",
+        type=_cutoff,
+        default=DEFAULT_K,
+        metavar="K",
+        help=f"the cut-off (default: {DEFAULT_K}, as on the dashboard)",
+    )
     parser.add_argument(
         "--format",
         choices=tuple(ROW_FORMATS),

@@ -11,6 +11,7 @@ from contextgrid.core.checks import check_k
 from contextgrid.core.errors import OutputExistsError, OutputFileError
 from contextgrid.io.files import write_output
 from contextgrid.metrics import METRICS
+from contextgrid.metrics.base import DEFAULT_K
 from contextgrid.render.report import build_report
 
 __all__ = ["COMMAND"]
@@ -29,7 +30,13 @@ def _configure_report(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
     parser.add_argument("--config", required=True, metavar="NAME", help="the configuration to report on")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
-    parser.add_argument("--k", type=_cutoff, default=5, metavar="K", help="cut-off for the waste views (default: 5)")
+    parser.add_argument(
+        "--k",
+        type=_cutoff,
+        default=DEFAULT_K,
+        metavar="K",
+        help=f"the cut-off (default: {DEFAULT_K}, as on the dashboard)",
+    )
     parser.add_argument(
         "--metric",
         default="recall",

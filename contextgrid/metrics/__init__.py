@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS, Metric, Qrels, Run
+from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS, METRICS, Metric, Qrels, Run
 from contextgrid.metrics.builtin import (
     HitRateMetric,
     MAPMetric,
@@ -14,6 +14,7 @@ from contextgrid.metrics.builtin import (
 
 __all__ = [
     "BUILTIN_METRICS",
+    "DEFAULT_K",
     "DEFAULT_KS",
     "METRICS",
     "HitRateMetric",

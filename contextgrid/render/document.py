@@ -29,6 +29,7 @@ __all__ = [
     "Region",
     "configuration_picker",
     "document_html",
+    "document_style",
     "legend_html",
     "question_layers",
     "regions",
@@ -50,6 +51,11 @@ _STYLE = """<style>
 .cg-doc .head{display:block;font-weight:bold;margin-bottom:4px}
 .cg-doc .edge::before{content:attr(data-edge);font-size:9px;vertical-align:super;color:#6c5ce7;font-weight:bold}
 </style>"""
+
+
+def document_style() -> str:
+    """The ``<style>`` every :func:`document_html` carries: what a page drawing a legend of its marks needs."""
+    return _STYLE
 
 
 @dataclass(frozen=True, slots=True)

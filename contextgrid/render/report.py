@@ -15,7 +15,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from contextgrid.core.checks import check_k
-from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,27 +24,63 @@ if TYPE_CHECKING:
     from contextgrid.workspace.summary import ConfigurationSummary
 
 __all__ = [
+    "CAUSE_WORDS",
     "DOCUMENTS_DRAWN",
     "DRAWN",
     "WORST",
     "build_report",
+    "plotly_js",
 ]
 
 WORST = 10
-"""Questions listed in a report's worst-questions table."""
+"""Questions listed in a report's table of failing questions."""
 
 DRAWN = 3
-"""The worst questions a report draws over their documents."""
+"""The failing questions a report draws over their documents (in a folded section)."""
 
 DOCUMENTS_DRAWN = 3
 """The documents drawn for each of them: those of its gold first, then those its top k came from."""
 
+CAUSE_WORDS: dict[str, str] = {
+    "hit": "found",
+    "partial": "only a sliver of the evidence found",
+    "split": "evidence split over chunks too small for it",
+    "ranked_low": "evidence ranked too low",
+    "not_retrieved": "evidence not retrieved",
+    "unresolved": "evidence quote not found in the documents",
+    "no_gold": "no evidence to find",
+}
+"""Each cause of :data:`~contextgrid.analysis.causes.CAUSES` in a few plain words: the report's cause column."""
+
+# The failures a reader learns most from first: the retrieval failures, then the questions that are no retrieval
+# failure (bad or no gold). A question that found its gold is not listed.
+_FAILURE_ORDER = ("not_retrieved", "ranked_low", "split", "partial", "unresolved", "no_gold")
+
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:24px auto;padding:0 16px;color:#222}
 table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ddd;padding:4px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left;white-space:nowrap}td.text{text-align:left;max-width:420px}
+th{background:#f6f6f6;vertical-align:bottom}th:first-child,td:first-child{text-align:left;white-space:nowrap}
+td.text{text-align:left;max-width:420px}
 .note{color:#666;font-style:italic}h2{margin-top:32px}.lead{font-size:1.15em;line-height:1.45}
+details{margin:14px 0;border-top:1px solid #ddd;padding-top:8px}summary{font-size:1.2em;font-weight:bold;cursor:pointer}
+dl.legend{display:grid;grid-template-columns:max-content auto;gap:6px 12px;margin:8px 0 16px}dl.legend dd{margin:0}
 </style>"""
+
+_HEADERS = {
+    "question": "question",
+    "text": "asked",
+    "cause": "why it fails",
+    "character_recall": "share of its evidence retrieved",
+    "retrieved_total": "characters sent to the model",
+    "gold_characters": "characters of evidence",
+}
+"""The failing-questions table's columns, as a reader who is not an engineer reads them (recall@k is named as
+the grid names it)."""
+
+
+def _plural(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun``, made plural unless ``count`` is 1: "1 more document", "2 more documents"."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def _table(frame: pd.DataFrame, *, digits: int = 3, text: tuple[str, ...] = ()) -> str:
@@ -74,25 +110,66 @@ def _grid_table(workspace: Workspace, config: str) -> str:
     return _table(frame, digits=4)
 
 
-def _worst_questions(workspace: Workspace, config: str, k: int, waste: pd.DataFrame | None) -> pd.DataFrame:
+def _interleaved(causes: pd.Series, order: pd.Index) -> list[str]:
+    """Up to :data:`WORST` failing questions, taking in turn the next of each cause of :data:`_FAILURE_ORDER`
+    (each cause's questions in ``order``): ten rows of one kind of failure tell less than one of each."""
+    queues = {cause: [q for q in order if causes.get(q) == cause] for cause in _FAILURE_ORDER}
+    chosen: list[str] = []
+    while len(chosen) < WORST and any(queues.values()):
+        for cause in _FAILURE_ORDER:
+            if queues[cause] and len(chosen) < WORST:
+                chosen.append(queues[cause].pop(0))
+    return chosen
+
+
+def _worst_questions(
+    workspace: Workspace, config: str, k: int, waste: pd.DataFrame | None, causes: pd.DataFrame | None
+) -> pd.DataFrame:
+    """The failing questions the report lists: failures of different causes in turn, the least evidence
+    retrieved first within a cause; without the evidence, the lowest recall@k."""
     from contextgrid.analysis.questions import question_scores
 
-    scores = question_scores(workspace.qrels(config), workspace.run(config), k, metrics=["recall", "mrr"])
-    scores = scores[[f"recall@{k}", f"mrr@{k}"]]
-    if waste is None:
-        return scores.head(WORST)
-    part = waste.loc[config][["character_recall", "character_precision", "retrieved_total", "gold_characters"]]
+    scores = question_scores(workspace.qrels(config), workspace.run(config), k, metrics=["recall"])
+    scores = scores[[f"recall@{k}"]]
+    if waste is None or causes is None:
+        worst = scores.sort_values(f"recall@{k}", kind="stable").head(WORST)
+        worst.index.name = "question"
+        return worst
+    part = waste.loc[config][["character_recall", "retrieved_total", "gold_characters"]]
     joined = part.join(scores, how="left")
     texts = {item.id: item.question for item in workspace.questions}
-    joined.insert(0, "text", [texts.get(str(question), "") for question in joined.index])
-    joined["_id"] = joined.index
-    worst = joined.sort_values(["character_recall", "character_precision", "_id"], kind="stable").head(WORST)
-    return worst.drop(columns="_id")
+    cause = causes["cause"].astype(str)
+    ordered = joined.assign(_id=joined.index).sort_values(["character_recall", "_id"], kind="stable").index
+    chosen = _interleaved(cause, ordered)
+    worst = joined.reindex(chosen)
+    worst.insert(0, "cause", [CAUSE_WORDS.get(cause.get(q, ""), str(cause.get(q, ""))) for q in chosen])
+    worst.insert(0, "text", [texts.get(str(question), "") for question in chosen])
+    worst["retrieved_total"] = [f"{value:,.0f}" for value in worst["retrieved_total"]]
+    worst["gold_characters"] = [f"{value:,.0f}" for value in worst["gold_characters"]]
+    worst["character_recall"] = [f"{value:.0%}" for value in worst["character_recall"]]
+    worst.index.name = "question"
+    return worst.rename(columns=_HEADERS)
+
+
+def _legend() -> str:
+    """What every colour and mark of the drawn documents means, drawn with the documents' own styles."""
+    from contextgrid.render.document import SPAN_CLASSES, document_style
+
+    samples = "".join(
+        f'<dt><span class="{name}">&nbsp;sample text&nbsp;</span></dt><dd>{html.escape(meaning)}</dd>'
+        for name, meaning in SPAN_CLASSES.items()
+    )
+    edges = (
+        '<dt><span class="edge" data-edge="[2"></span>text of the chunk<span class="edge" data-edge="2]"></span></dt>'
+        "<dd>where the chunk ranked 2nd starts and ends; hovering marked text names the ranks holding it</dd>"
+    )
+    gap = '<dt><span class="gap">… 1,200 characters not shown …</span></dt><dd>text far from any of it, left out</dd>'
+    return f'{document_style()}<div class="cg-doc"><dl class="legend">{samples}{edges}{gap}</dl></div>'
 
 
 def _drawn_question(workspace: Workspace, config: str, k: int, question: str, cause: pd.Series) -> list[str]:
-    """A worst question: its text, why it failed, and the documents of its gold and of its top ``k`` drawn with
-    both (gold documents first, at most :data:`DOCUMENTS_DRAWN`)."""
+    """A failing question: its text, why it failed, and the documents of its gold and of its top ``k`` drawn
+    with both (gold documents first, at most :data:`DOCUMENTS_DRAWN`)."""
     from contextgrid.analysis.causes import explain_cause
     from contextgrid.analysis.questions import first_relevant_chunk
     from contextgrid.render.document import document_html
@@ -110,13 +187,13 @@ def _drawn_question(workspace: Workspace, config: str, k: int, question: str, ca
     shown = [doc_id for doc_id in named if doc_id in documents]
     absent = [doc_id for doc_id in named if doc_id not in documents]
     parts = [
-        f"<h2>A worst question, drawn: {html.escape(question)}</h2>",
-        f"<p><b>{html.escape(item.question)}</b></p>",
+        f"<h3>{html.escape(question)}: {html.escape(item.question)}</h3>",
         f"<p>{html.escape(why)}</p>",
         *(document_html(doc_id, documents[doc_id], gold=gold, chunks=chunks) for doc_id in shown[:DOCUMENTS_DRAWN]),
     ]
     if len(shown) > DOCUMENTS_DRAWN:
-        parts.append(f'<p class="note">{len(shown) - DOCUMENTS_DRAWN} more documents of its top {k} not drawn.</p>')
+        more = _plural(len(shown) - DOCUMENTS_DRAWN, "more document")
+        parts.append(f'<p class="note">{more} of its top {k} not drawn.</p>')
     if absent:
         parts.append(f'<p class="note">Not in the workspace\'s documents: {html.escape(", ".join(absent))}.</p>')
     return parts
@@ -125,15 +202,25 @@ def _drawn_question(workspace: Workspace, config: str, k: int, question: str, ca
 def _headline_table(summary: ConfigurationSummary) -> str:
     """The summary's headline numbers, each column in the unit it reads best in."""
     frame = summary.headline.copy()
+    if "share_gold" in frame.columns:
+        # Beside the share, the same said as a ratio: characters the model reads per character of evidence.
+        share = frame["share_gold"].to_numpy(dtype=float)
+        frame.insert(
+            frame.columns.get_loc("share_gold") + 1,
+            "reads",
+            [f"{1 / value:,.1f}" if value > 0 else "no evidence" for value in share],
+        )
     shown = {
-        "character_recall": ("character recall", "{:.3f}"),
-        "share_gold": ("gold share of retrieved text", "{:.1%}"),
-        "retrieved_total": ("characters per question", "{:,.0f}"),
+        "character_recall": ("share of the evidence retrieved", "{:.1%}"),
+        "share_gold": ("evidence's share of what is sent", "{:.1%}"),
+        "reads": ("characters read per character of evidence", "{}"),
+        "retrieved_total": ("characters sent per question", "{:,.0f}"),
     }
     for column in frame.columns[1:]:
         name, pattern = shown.get(str(column), (str(column), "{:.3f}"))
         frame[column] = [pattern.format(value) for value in frame[column]]
         frame = frame.rename(columns={column: name})
+    frame.index.name = "configuration"
     return _table(frame)
 
 
@@ -172,7 +259,7 @@ def _figure(figure: Any, name: str) -> str:
 
 
 def build_report(
-    workspace: Workspace, config: str, *, k: int = 5, metric: str = "recall", baseline: str | None = None
+    workspace: Workspace, config: str, *, k: int = DEFAULT_K, metric: str = "recall", baseline: str | None = None
 ) -> str:
     """One self-contained HTML file about configuration ``config`` of ``workspace``.
 
@@ -181,10 +268,12 @@ def build_report(
     budget, with every configuration's curve; then ``config`` against the best configuration on ``metric@k`` and
     against ``baseline`` (by default the workspace's first), each gap with its paired test, the headline numbers,
     and, when the workspace has documents, questions and chunks, one sentence on waste and one on where the
-    questions fail, with their causes drawn. Then the waste views at ``k`` (precision against recall@k beside the
-    other configurations, characters per question, gold share per rank), the metric@k grid, the worst questions, and
-    the :data:`DRAWN` worst drawn over their documents. Without the evidence, the grid and the worst questions by
-    chunk-level scores, and a note saying what is missing. plotly.js is included once.
+    questions fail, with their causes drawn. Then up to :data:`WORST` failing questions, one of each cause in turn,
+    with why each fails (:data:`CAUSE_WORDS`); and, folded (``<details>``), the waste views at ``k`` (precision
+    against recall@k beside the other configurations, characters per question, gold share per rank), the metric@k
+    grid, and the first :data:`DRAWN` failing questions drawn over their documents, under a legend of every mark.
+    Without the evidence, the grid and the questions of lowest recall@k, and a note saying what is missing.
+    plotly.js (:func:`plotly_js`) is included once. ``k`` defaults to :data:`~contextgrid.metrics.base.DEFAULT_K`.
 
     Examples
     --------
@@ -195,8 +284,6 @@ def build_report(
     >>> page.startswith("<!DOCTYPE html>") and f"Configuration {workspace.names[0]}" in page
     True
     """
-    from plotly.offline import get_plotlyjs
-
     from contextgrid.evidence.run_waste import retrieved_table
     from contextgrid.render.waste_figures import (
         characters_plot,
@@ -220,10 +307,11 @@ def build_report(
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>contextgrid report: {name}</title>",
         _STYLE,
-        *([] if missing else [f'<script type="text/javascript">{get_plotlyjs()}</script>']),
+        *([] if missing else [f'<script type="text/javascript">{plotly_js()}</script>']),
         "</head><body>",
         f"<h1>Configuration {name}</h1>",
-        f"<p>Workspace {html.escape(workspace.name)}, {len(workspace.names)} configurations; cut-off k = {cutoff}.</p>",
+        f"<p>Workspace {html.escape(workspace.name)}, {_plural(len(workspace.names), 'configuration')}; each "
+        f"question is judged on the first k = {cutoff} chunks retrieved for it (its top {cutoff}).</p>",
     ]
     if settings.params:
         parts.append(
@@ -232,7 +320,7 @@ def build_report(
             + "</p>"
         )
     parts += _summary(summary, workspace.params_by_config())
-    waste = None
+    waste = causes = None
     if missing:
         parts.append(
             f'<p class="note">No context-waste views: the workspace has no {html.escape(", no ".join(missing))}. '
@@ -240,22 +328,55 @@ def build_report(
         )
     else:
         waste = workspace_waste(workspace, cutoff)
+        causes = failure_causes(workspace, k=cutoff, configs=[config]).set_index("question")
+    worst = _worst_questions(workspace, config, cutoff, waste, causes)
+    if causes is not None:
+        parts += [
+            "<h2>Questions that fail, one of each cause in turn</h2>",
+            f"<p>Questions whose top {cutoff} misses some of their evidence, the least found first within a cause. "
+            "“Share of its evidence retrieved” counts the characters of the evidence the top "
+            f"{cutoff} hold; recall@{cutoff} counts the relevant chunks among them.</p>",
+        ]
+    else:
+        parts.append(f"<h2>Questions with the lowest recall@{cutoff}</h2>")
+    parts.append(_table(worst, text=("asked", "why it fails")) if len(worst) else "<p>No question fails.</p>")
+    if waste is not None:
         overview = configuration_waste(workspace, cutoff, table=waste)
         items, _ = workspace.resolved
         retrieved = retrieved_table(items, workspace.run(config), workspace.chunks(config), cutoff)
-        parts.append("<h2>Context waste</h2>")
         figures = {
             "precision-recall": precision_recall_plot(overview, cutoff, workspace.params_by_config()),
             "characters": characters_plot(waste),
             "ranks": rank_heatmap(retrieved, cutoff, questions=list(waste.loc[config].index), config=config),
         }
-        parts += [_figure(figure, key) for key, figure in figures.items()]
-    parts += ["<h2>metric@k</h2>", _grid_table(workspace, config)]
-    worst = _worst_questions(workspace, config, cutoff, waste)
-    parts += ["<h2>Worst questions</h2>", _table(worst, text=("text",))]
-    if waste is not None:
-        causes = failure_causes(workspace, k=cutoff, configs=[config]).set_index("question")
-        for question in map(str, worst.index[:DRAWN]):
+        parts += [
+            "<details><summary>Context waste: every configuration's evidence against what it sends</summary>",
+            *(_figure(figure, key) for key, figure in figures.items()),
+            "</details>",
+        ]
+    parts += [
+        f"<details><summary>Scores of {name} at every cut-off</summary>",
+        "<p>Each chunk-level metric at k = 1, 3, 5, 10 and 20: how the scores grow as more chunks are read.</p>",
+        _grid_table(workspace, config),
+        "</details>",
+    ]
+    if causes is not None:
+        drawn = [str(question) for question in worst.index[:DRAWN]]
+        parts += [
+            f"<details><summary>{_plural(len(drawn), 'failing question')}, drawn over their documents</summary>",
+            "<p>How to read the documents:</p>",
+            _legend(),
+        ]
+        for question in drawn:
             parts += _drawn_question(workspace, config, cutoff, question, causes.loc[[question]].iloc[0])
+        parts.append("</details>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def plotly_js() -> str:
+    """The plotly.js a report carries: the cartesian bundle (bar, box, heatmap, scatter: every trace the report
+    draws) of the version the plotly package ships, a third of the full bundle's size, read from the package."""
+    from importlib.resources import files
+
+    return (files("contextgrid.render") / "assets" / "plotly-cartesian.min.js").read_text(encoding="utf-8")
