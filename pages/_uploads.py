@@ -160,8 +160,13 @@ def _start_reaper() -> threading.Thread:
 def release_memory() -> None:
     """Hand memory freed by a session back to the system: pyarrow's pool keeps freed buffers for reuse, and so
     does the C allocator, so that a server's memory would stay at its highest after every session has gone."""
+    import gc
+
     import pyarrow as pa
 
+    # A closed session's objects hold one another (its state, its widgets' uploaded bytes): only a full collection
+    # frees them, and Python runs one rarely.
+    gc.collect()
     pa.default_memory_pool().release_unused()
     try:
         import ctypes
