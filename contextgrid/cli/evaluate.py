@@ -226,6 +226,23 @@ def _scored_with_dask(
     return list(runs), scores, counts
 
 
+def _warn_disjoint(qrels: Qrels, runs: Mapping[str, _Run], log: WarningLog) -> None:
+    """Warn of a run whose rankings mostly hold none of their question's judged chunks: without chunks to
+    check against, the one sign that the qrels and the run come from different chunkings."""
+    from contextgrid.evidence.alignment import disjoint_rankings
+
+    for name, run in runs.items():
+        disjoint, ranked = disjoint_rankings(qrels, run)
+        if disjoint * 2 > ranked:
+            log.caution(
+                "evaluate",
+                name,
+                f"{disjoint} of the {ranked} judged questions it ranks hold none of their judged chunks: the qrels "
+                "and the run may come from different chunkings (ids such as doc#3 repeat across chunkings) or "
+                "number their questions differently; evaluate a workspace with its chunks to check",
+            )
+
+
 def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict[str, QuestionCounts]]:
     """The table ``args`` ask for, and each run's question counts."""
     pairs = select_metrics(args.metrics, args.k)
@@ -240,6 +257,7 @@ def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict
         qrels, runs = _read_files(args)
         names = list(runs)
         counts = {name: question_counts(qrels, run) for name, run in runs.items()}
+        _warn_disjoint(qrels, runs, log)
         scores = []
         for run in runs.values():
             run_log = WarningLog()

@@ -123,6 +123,7 @@ def failure_causes(
     documents = workspace.documents
     frames = []
     for name in names:
+        workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
         chunks, run, qrels = workspace.chunks(name), workspace.run(name), workspace.qrels(name)
         try:
             frame = question_causes(

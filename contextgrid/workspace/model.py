@@ -426,12 +426,37 @@ class Workspace:
         config = self.config(name)
         # The run first: configurations usually share their qrels, and threads reading runs need not wait for them.
         run, qrels = self.run(name), self.qrels(name)
+        self.check_alignment(name)
         if depth > _KEPT_DEPTH:
             return ranked_grades(qrels, run, depth)
         key = ("grades", config.run, config.qrels or ("gold", config.chunks))
         kept = self._load(key, lambda: _read_only(ranked_grades(qrels, run, _KEPT_DEPTH)))
         # A new matrix object around the kept arrays: what a caller derives from it (hits, dcg ...) is not kept.
         return RankedGrades(list(kept.question_ids), kept.gains, kept.ideal, kept.relevant)
+
+    def check_alignment(self, name: str) -> None:
+        """Refuse configuration ``name`` when its qrels or run do not belong to its chunks
+        (:func:`~contextgrid.evidence.alignment.check_alignment`); checked once, where the workspace has
+        questions and documents that can be read and the configuration names its chunks and qrels.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> load_workspace(HANDMADE).check_alignment("bm25-fixed-512")
+        """
+        config = self.config(name)
+        if config.chunks is None or config.qrels is None or self.questions_path is None or self.documents_path is None:
+            return
+        if self._attempt(lambda: self.resolved) is not None:
+            return  # the views that need the gold say why it cannot be read
+        from contextgrid.evidence.alignment import check_alignment
+
+        def check() -> bool:
+            where = f"configuration {name!r} of workspace {self.name!r}"
+            check_alignment(self.resolved[0], self.chunks(name), self.run(name), self.qrels(name), function=where)
+            return True
+
+        self._load(("aligned", config.run, config.qrels, config.chunks), check)
 
     def evaluate(
         self,
