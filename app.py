@@ -65,7 +65,7 @@ def _uploaded_source() -> Upload | None:
     """The uploaded files, stored in this session's own folder; a refused name is said in the sidebar."""
     from contextgrid import ContextGridError
     from contextgrid.render.markup import escape_markdown as md
-    from pages import _server, _uploads
+    from pages import _data, _server, _state, _uploads
 
     limit, server = st.get_option("server.maxUploadSize"), _server.settings()
     expands = "" if server.max_ratio is None else f", a gzip file expanding at most {server.max_ratio} times"
@@ -91,13 +91,13 @@ def _uploaded_source() -> Upload | None:
     try:
         return _uploads.uploaded_source(
             (qrels.name, qrels.getvalue()),
-            tuple((run.name, run.getvalue()) for run in runs),
+            tuple((run.name, run.getvalue()) for run in _state.newest_by_name(runs, lambda run: run.name)),
             folder=folder,
             max_total_bytes=server.session_mb << 20,
             **{key: (upload.name, upload.getvalue()) for key, upload in extras.items() if upload is not None},
         )
     except ContextGridError as error:
-        st.error(md(str(error)), icon=":material/error:")
+        st.error(md(_data.for_visitors(str(error))), icon=":material/error:")
         return None
 
 

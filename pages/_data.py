@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,9 +132,33 @@ def chosen_source(page: str) -> Source:
     return source
 
 
+# A library function's call that starts a message ("workspace_from_files('uploaded'): "): for a caller in code,
+# not for a visitor, who called no function.
+_CALL = re.compile(r"^[A-Za-z_][\w.]*\([^()]*\): ")
+
+
+def for_visitors(message: str) -> str:
+    """``message`` without the library function's call it starts with, its first letter upper case.
+
+    Examples
+    --------
+    >>> for_visitors("workspace_from_files('uploaded'): the runs 'a.trec' and 'a.trec' would both be a")
+    "The runs 'a.trec' and 'a.trec' would both be a"
+    >>> for_visitors("qrels.trec, line 3: expected 4 fields")
+    'qrels.trec, line 3: expected 4 fields'
+    """
+    plain = _CALL.sub("", message, count=1)
+    return plain[:1].upper() + plain[1:] if plain != message else message
+
+
+def _shown_rest(count: int) -> str:
+    """The configurations still shown beside those left out, in words that agree with their number."""
+    return "the other one is shown" if count == 1 else f"the other {count:,} are shown"
+
+
 def shown(error: ContextGridError, source: Source | None) -> str:
-    """The message of ``error``, uploaded files named as the user uploaded them."""
-    message = str(error)
+    """The message of ``error`` for a visitor (:func:`for_visitors`), uploaded files named as uploaded."""
+    message = for_visitors(str(error))
     if isinstance(source, Upload):
         for path in source.files:
             message = message.replace(path, Path(path).name)
@@ -171,8 +196,7 @@ def usable_workspace(given: Source | Snapshot) -> Workspace:
         lines = "\n".join(f"- **{md(name)}**: {md(shown(error, source))}" for name, error in scored.unreadable.items())
         st.warning(
             f"{failed} configuration{'s' if failed > 1 else ''} could not be read and "
-            f"{'are' if failed > 1 else 'is'} left out; the other {len(scored.workspace.configs)} are shown.\n\n"
-            + lines,
+            f"{'are' if failed > 1 else 'is'} left out; {_shown_rest(len(scored.workspace.configs))}.\n\n" + lines,
             icon=":material/warning:",
         )
     return scored.workspace

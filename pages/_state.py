@@ -119,15 +119,46 @@ def choose(
 def choose_many(
     label: str, options: Sequence[str], key: str, *, default: Sequence[str], container: object = st
 ) -> list[str]:
-    """A multiselect whose choice persists."""
+    """A multiselect whose choice persists, per set of options: a switch of the data source to other
+    configurations and back finds the choice made on each.
+
+    When the options change (another source), the widget's own state is set again before it is drawn: left
+    alone, Streamlit kept the old choice, dropped every value the new options lack and showed nothing chosen.
+    """
     stored = st.session_state.get(key)
     remembered = stored.split(",") if isinstance(stored, str) else list(stored or [])
-    initial = [option for option in remembered if option in options] or list(default)
-    chosen: list[str] = container.multiselect(  # type: ignore[attr-defined]
-        label, options, default=initial, key=f"_widget_{key}"
+    # The last choice made among these very options (the same source) comes first, then the URL's (a link).
+    kept: dict[tuple[str, ...], list[str]] = st.session_state.setdefault(f"_kept_{key}", {})
+    offered = tuple(map(str, options))
+    earlier = kept.get(offered, [])
+    initial = (
+        [option for option in earlier if option in options]
+        or [option for option in remembered if option in options]
+        or list(default)
     )
+    widget = f"_widget_{key}"
+    if st.session_state.get(f"_offered_{key}") != offered:
+        if widget in st.session_state:
+            st.session_state[widget] = initial
+        st.session_state[f"_offered_{key}"] = offered
+    chosen: list[str] = container.multiselect(  # type: ignore[attr-defined]
+        label, options, default=None if widget in st.session_state else initial, key=widget
+    )
+    kept[offered] = list(chosen)
     remember(key, chosen)
     return chosen
+
+
+def newest_by_name(files: Sequence[T], name: Callable[[T], str]) -> list[T]:
+    """Each name's newest file, in the order the names first came: a file uploaded again under its name
+    replaces the one before (a multiple-file uploader keeps both, which made two runs of one configuration).
+
+    Examples
+    --------
+    >>> newest_by_name([("a", 1), ("b", 2), ("a", 3)], lambda file: file[0])
+    [('a', 3), ('b', 2)]
+    """
+    return list({name(file): file for file in files}.values())
 
 
 def checkbox(label: str, key: str, *, container: object = st, help: str | None = None) -> bool:

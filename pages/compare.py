@@ -7,7 +7,7 @@ import streamlit as st
 
 from contextgrid.analysis.budget_verdict import parting_sentence
 from contextgrid.analysis.causes import transition_sentence
-from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 from contextgrid.render import interval_plot
 from contextgrid.render.budget_figures import budget_pair_plot
 from contextgrid.render.export import image_config
@@ -32,7 +32,7 @@ top = st.columns(2)
 with top[0]:
     metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
 with top[1]:
-    k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+    k = _state.choose("k", list(DEFAULT_KS), "k", default=DEFAULT_KS.index(DEFAULT_K))
 label = f"{metric}@{k}"
 
 pair = st.columns(2)

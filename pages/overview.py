@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 from contextgrid.render.budget_figures import budget_plot
 from contextgrid.render.cause_figures import cause_bars, selected_bar
 from contextgrid.render.export import image_config
@@ -97,13 +97,17 @@ if pivot.open:
             with left:
                 metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
             with middle:
-                k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+                k = _state.choose("k", list(DEFAULT_KS), "k", default=DEFAULT_KS.index(DEFAULT_K))
             rows = right.selectbox("Rows", params, index=params.index("size") if "size" in params else 0)
             others = [name for name in params if name != rows]
             columns = last.selectbox("Columns", others, index=others.index("retriever") if "retriever" in others else 0)
             label = f"{metric}@{k}"
+            # The cells average the configurations that differ in the other parameters: the figure names them.
             drawn = pivot_heatmap(
-                _data.pivot(source, label, rows, columns), label, _data.pivot_counts(source, rows, columns)
+                _data.pivot(source, label, rows, columns),
+                label,
+                _data.pivot_counts(source, rows, columns),
+                averaged_over=[name for name in params if name not in (rows, columns)],
             )
             st.plotly_chart(drawn, theme=None, config=image_config(f"{label}-by-{rows}-and-{columns}"))
 if curves.open:
@@ -120,7 +124,7 @@ if causes.open:
                 f"{md(', no '.join(missing))}."
             )
         else:
-            cause_k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+            cause_k = _state.choose("k", list(DEFAULT_KS), "k", default=DEFAULT_KS.index(DEFAULT_K))
             counts = _data.guard(lambda: _data.causes_by_configuration(source, cause_k), source=source)
             st.caption(
                 f"Each question of the questions file under each configuration, by the first rule that names its "

@@ -12,7 +12,7 @@ import streamlit as st
 
 from contextgrid.analysis.causes import CAUSES
 from contextgrid.analysis.questions import SIGNAL_FILTERS, question_label
-from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _state
 
@@ -27,7 +27,7 @@ left, middle, right = st.columns(3)
 with left:
     config = _state.choose("Configuration", list(workspace.names), "config")
 with middle:
-    k = _state.choose("k", list(DEFAULT_KS), "k", default=3)
+    k = _state.choose("k", list(DEFAULT_KS), "k", default=DEFAULT_KS.index(DEFAULT_K))
 with right:
     metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
 

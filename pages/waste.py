@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from contextgrid.io.files import utf8
-from contextgrid.metrics import DEFAULT_KS
+from contextgrid.metrics import DEFAULT_K, DEFAULT_KS
 from contextgrid.render.document import configuration_picker, document_html, legend_html, question_layers
 from contextgrid.render.export import figure_html, image_config
 from contextgrid.render.markup import escape_markdown as md
@@ -71,7 +71,7 @@ configs = _state.choose_many("Configurations", names, "configs", default=names[:
 if not configs:
     st.info("Choose at least one configuration.")
     st.stop()
-k = _state.choose("k", list(DEFAULT_KS), "k", default=2)
+k = _state.choose("k", list(DEFAULT_KS), "k", default=DEFAULT_KS.index(DEFAULT_K))
 _state.report_unknown(
     {"configs": names, "config": names, "k": {str(value) for value in DEFAULT_KS}, "question": items},
     names={"configs": "configuration", "config": "configuration"},
@@ -103,7 +103,7 @@ if one.open:
         st.dataframe(numbers, width="stretch", column_config=columns)
         drawing, figures = st.columns([3, 2])
         with figures:
-            split_title = f"Where the top {k} characters went"
+            split_title = f"Where the characters of the top {k} chunks went"
             exports(waste_split_plot(wastes, title=split_title), f"waste-split-{question}")
         with drawing:
             st.html(legend_html(COLOURS))

@@ -127,10 +127,10 @@ def test_overview_pivot_follows_metric_and_k() -> None:
             value = expected.loc[int(row), column]
             drawn = heatmap["z"][i][j]
             assert (pd.isna(drawn) and pd.isna(value)) or drawn == value
-            # Each cell says how many configurations it averages.
+            # Each cell that averages configurations says how many.
             assert heatmap["customdata"][i][j] == counts.loc[int(row), column]
-            if not pd.isna(value):
-                assert heatmap["text"][i][j].endswith(f"n = {counts.loc[int(row), column]}")
+            if not pd.isna(value) and counts.loc[int(row), column] > 1:
+                assert heatmap["text"][i][j].endswith(f"mean of {counts.loc[int(row), column]}")
 
 
 def test_overview_curves_follow_the_chosen_metric() -> None:

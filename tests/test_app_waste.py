@@ -54,10 +54,10 @@ def test_the_page_shows_the_librarys_waste_for_the_chosen_question(swept: Path) 
         assert row["gold_characters"] == waste.gold_characters
         assert row["repeated"] == waste.repeated
     titles = chart_titles(app)
-    assert "Where the top 3 characters went" in titles
+    assert "Where the characters of the top 3 chunks went" in titles
     assert "stove.md" in titles
     assert len(app.get("download_button")) == len(titles)
-    split = figures(app)[titles.index("Where the top 3 characters went")]["data"]
+    split = figures(app)[titles.index("Where the characters of the top 3 chunks went")]["data"]
     drawn = {(config, bar["name"]): value for bar in split for config, value in zip(bar["y"], bar["x"], strict=True)}
     for config in configs:
         row = shown.loc[config]
@@ -144,7 +144,7 @@ def test_a_document_without_gold_evidence_is_drawn_only_once_its_expander_is_ope
     assert folded
     gold = {anchor.doc_id for anchor in next(q for q in sample.questions if q.id == "q001").anchors}
     titles = chart_titles(app)
-    assert sorted(titles) == sorted(["Where the top 5 characters went", *gold])
+    assert sorted(titles) == sorted(["Where the characters of the top 5 chunks went", *gold])
     app.session_state[f"waste_doc_q001_{folded[0]}"] = True
     app.run()
     assert not app.exception, [e.value for e in app.exception]
