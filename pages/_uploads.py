@@ -2,9 +2,10 @@
 
 The readers take paths, so uploads are written to disk: each session gets a
 private folder (mode 0700) with an unguessable name under :func:`uploads_root`,
-removed once Streamlit lets the session go (a closed tab's session is kept
-two minutes for a reconnect; a thread looks every 15 s, :func:`reap`) or
-when the server stops, with what its uploads left in the server's caches. Inside it, a set
+removed once its session has been gone for longer than a closed tab has to
+reconnect (Streamlit's ``server.disconnectedSessionTTL``, two minutes; a
+thread looks every 15 s, :func:`reap`) or when the server stops, with what
+its uploads left in the server's caches. Inside it, a set
 of uploads lives in a folder named after its content, so the same files are
 the same source; an uploaded file is only ever read as data (a run, qrels,
 chunks …), never as a manifest.
@@ -70,6 +71,7 @@ class SessionFolder:
         self.path = Path(tempfile.mkdtemp(prefix="session-", dir=uploads_root()))
         self.session = session
         self.uploads: list[Upload] = []
+        self.last_active = time.monotonic()
         self._removal = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
         if session is not None:
             with _LOCK:
@@ -121,24 +123,56 @@ def _serving() -> bool:
 
 
 def session_exists(session: str) -> bool:
-    """Whether Streamlit still holds session ``session``: connected, or closed less than
-    ``server.disconnectedSessionTTL`` ago (2 minutes by default; a tab that reconnects in time keeps its uploads).
-    Without a running server (a script, a test), no session exists."""
+    """Whether session ``session`` is connected to this server now. Without a running server (a script, a test),
+    no session exists."""
     from streamlit.runtime import Runtime
 
     return _serving() and Runtime.instance().get_app_session(session) is not None
 
 
-def reap(exists: Callable[[str], bool] = session_exists) -> list[Path]:
-    """Remove the upload folders of the sessions that have ended (``exists`` says which have not), with what
-    their uploads left in the caches; the folders removed."""
+def grace() -> float:
+    """How long, in seconds, a session's uploads outlive its last connection: Streamlit's
+    ``server.disconnectedSessionTTL`` (2 minutes by default), the time a closed tab has to reconnect."""
+    import streamlit as st
+
+    return float(st.get_option("server.disconnectedSessionTTL"))
+
+
+def reap(
+    exists: Callable[[str], bool] = session_exists,
+    *,
+    after: float | None = None,
+    now: Callable[[], float] = time.monotonic,
+) -> list[Path]:
+    """Remove the upload folders of the sessions that ended: not connected (``exists`` says which are) for more
+    than ``after`` seconds (default :func:`grace`). With each go what its uploads left in the caches and what
+    Streamlit still holds of the session's uploaded files; the folders removed.
+
+    Streamlit drops a closed tab's session once its time to reconnect has passed, but not the bytes of the files
+    it uploaded: those are released here.
+    """
+    waited = grace() if after is None else after
     with _LOCK:
-        ended = [(session, folder) for session, folder in _OWNED.items() if not exists(session)]
+        ended = []
+        for session, folder in _OWNED.items():
+            if exists(session):
+                folder.last_active = now()
+            elif now() - folder.last_active > waited:
+                ended.append((session, folder))
         for session, _ in ended:
             del _OWNED[session]
-    for _, folder in ended:
+    for session, folder in ended:
+        _drop_uploaded_files(session)
         folder.remove()
     return [folder.path for _, folder in ended]
+
+
+def _drop_uploaded_files(session: str) -> None:
+    """Release the bytes Streamlit's file uploaders hold for ``session``, if a server runs."""
+    from streamlit.runtime import Runtime
+
+    if _serving():
+        Runtime.instance().uploaded_file_mgr.remove_session_files(session)
 
 
 @functools.cache

@@ -262,15 +262,18 @@ def test_a_session_that_has_ended_loses_its_uploads_and_their_cached_workspace()
     assert _loading.cached_workspace(source, source.digest) is workspace  # cached
     living = _uploads.SessionFolder(session="a-session-still-open")
     # Without a running server no session exists; here one is said to, as Streamlit would say of an open tab.
-    removed = _uploads.reap(lambda session: session == "a-session-still-open")
+    # Not connected, but within the time a closed tab has to reconnect: kept.
+    assert _uploads.reap(lambda session: session == "a-session-still-open") == []
+    assert folder.path.is_dir()
+    removed = _uploads.reap(lambda session: session == "a-session-still-open", after=0)
     assert removed == [folder.path]
     assert not folder.path.exists()
     assert living.path.is_dir()
     # The cached workspace went with it: asked again, it is built again, from files that are no longer there.
     with pytest.raises(cg.ContextGridError, match="no such file"):
         _loading.cached_workspace(source, source.digest)
-    assert _uploads.reap(lambda session: session == "a-session-still-open") == []
-    assert _uploads.reap(lambda session: False) == [living.path]
+    assert _uploads.reap(lambda session: session == "a-session-still-open", after=0) == []
+    assert _uploads.reap(lambda session: False, after=0) == [living.path]
     assert not living.path.exists()
 
 
@@ -282,7 +285,10 @@ def test_without_a_server_no_session_exists_and_no_reaper_runs() -> None:
     folder = _uploads.SessionFolder(session="never-a-streamlit-session")
     assert "contextgrid-upload-reaper" not in [thread.name for thread in threading.enumerate()]
     assert not _uploads.session_exists("never-a-streamlit-session")
-    assert _uploads.reap() == [folder.path]
+    assert _uploads.grace() == 120  # Streamlit's server.disconnectedSessionTTL
+    assert _uploads.reap() == []
+    # Two minutes and a second after it was last seen: gone.
+    assert _uploads.reap(now=lambda: folder.last_active + 121) == [folder.path]
     assert not folder.path.exists()
 
 
