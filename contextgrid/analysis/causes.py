@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from contextgrid.analysis.word_sets import Vocabulary, set_sizes, shared_counts
 from contextgrid.core.checks import check_fraction, check_k
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
 from contextgrid.core.text import words
@@ -305,50 +306,6 @@ def _rules(gold: _Gold, found: _Ranking, recall: FloatArray, cutoff: int, split:
 # -- stage 5: the signals of a miss ----------------------------------------------------------------------------
 
 
-class _Vocabulary:
-    """Words coded as integers, so that sets of words become two aligned columns (owner, code)."""
-
-    def __init__(self) -> None:
-        self.codes: dict[str, int] = {}
-
-    def code(self, sets: Sequence[Iterable[str]]) -> tuple[IntArray, IntArray]:
-        """``sets`` as the position of the set each distinct word is in, and the word's code."""
-        distinct = [frozenset(words_of) for words_of in sets]
-        owner = np.repeat(np.arange(len(distinct), dtype=np.int64), [len(words_of) for words_of in distinct])
-        codes = self.codes
-        flat = [codes.setdefault(word, len(codes)) for words_of in distinct for word in words_of]
-        return owner, np.array(flat, dtype=np.int64)
-
-    @property
-    def size(self) -> int:
-        return max(len(self.codes), 1)
-
-
-def _shared(
-    sets: tuple[IntArray, IntArray],
-    row_set: IntArray,
-    targets: tuple[IntArray, IntArray],
-    row_target: IntArray,
-    size: int,
-) -> IntArray:
-    """For each row, how many words of set ``row_set[row]`` (of ``sets``) are in set ``row_target[row]`` (of
-    ``targets``): each row's words expanded as rows, one membership test over them all."""
-    owner, codes = sets
-    count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
-    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
-    lengths = count[row_set] if len(row_set) else np.zeros(0, dtype=np.int64)
-    word_row = np.repeat(np.arange(len(row_set), dtype=np.int64), lengths)
-    offsets = np.cumsum(lengths) - lengths
-    word_at = np.repeat(start[row_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
-    target_owner, target_code = targets
-    inside = np.isin(row_target[word_row] * size + codes[word_at], target_owner * size + target_code)
-    return np.bincount(word_row[inside], minlength=len(row_set)).astype(np.int64)
-
-
-def _set_sizes(sets: tuple[IntArray, IntArray], n: int) -> IntArray:
-    return np.bincount(sets[0], minlength=n).astype(np.int64)
-
-
 @dataclass(frozen=True, slots=True)
 class _Signals:
     gap: BoolArray
@@ -378,11 +335,11 @@ def _lexical_gap(
     gap, known = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     if analyzer is None or not len(explained):
         return gap, known
-    vocabulary = _Vocabulary()
+    vocabulary = Vocabulary()
     question_terms = vocabulary.code([analyzer(inputs.questions[i].question) for i in explained])
     passage_terms = vocabulary.code([[term for text in texts for term in analyzer(text)] for texts in passages])
     positions = np.arange(len(explained), dtype=np.int64)
-    shared = _shared(question_terms, positions, passage_terms, positions, vocabulary.size)
+    shared = shared_counts(question_terms, positions, passage_terms, positions, vocabulary.size)
     gap[explained] = shared == 0
     known[explained] = True
     return gap, known
@@ -418,16 +375,16 @@ def _signals(
     row_seen, best_seen = row_seen[: len(candidate)], row_seen[len(candidate) :]
     local = np.full(n, -1, dtype=np.int64)
     local[explained] = np.arange(len(explained), dtype=np.int64)
-    vocabulary = _Vocabulary()
+    vocabulary = Vocabulary()
     chunk_words = vocabulary.code([content_words(inputs.chunking[c].text) for c in seen])
     passage_words = vocabulary.code([frozenset().union(*map(content_words, texts)) for texts in passages])
     question_words = vocabulary.code([content_words(inputs.questions[i].question) for i in explained])
     size = vocabulary.size
     row_question = local[row_item]
-    with_gold = _shared(chunk_words, row_seen, passage_words, row_question, size)
-    with_question = _shared(chunk_words, row_seen, question_words, row_question, size)
-    gold_with_question = _shared(chunk_words, best_seen, question_words, np.arange(len(explained)), size)
-    either = _set_sizes(chunk_words, len(seen))[row_seen] + _set_sizes(passage_words, len(explained))[row_question]
+    with_gold = shared_counts(chunk_words, row_seen, passage_words, row_question, size)
+    with_question = shared_counts(chunk_words, row_seen, question_words, row_question, size)
+    gold_with_question = shared_counts(chunk_words, best_seen, question_words, np.arange(len(explained)), size)
+    either = set_sizes(chunk_words, len(seen))[row_seen] + set_sizes(passage_words, len(explained))[row_question]
     either = either - with_gold
     similarity = np.divide(with_gold, either, out=np.zeros(len(candidate)), where=either > 0)
     distracting = (with_question > gold_with_question[row_question]) | (similarity >= repeat)

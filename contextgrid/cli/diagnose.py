@@ -27,7 +27,7 @@ from contextgrid.metrics.base import DEFAULT_K
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COMMAND", "ROW_FORMATS", "TABLE_COLUMNS"]
+__all__ = ["COMMAND", "ROW_FORMATS", "TABLE_COLUMNS", "records"]
 
 Cell = str | int | float | bool | None
 
@@ -64,7 +64,7 @@ def _plain(value: object) -> Cell:
     return item() if callable(item) else str(value)  # a numpy scalar has .item()
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Cell]]:
+def records(frame: pd.DataFrame) -> list[dict[str, Cell]]:
     """The rows as plain values, the cause as its name."""
     return [
         {str(column): _plain(value) for column, value in row.items()} for row in frame.astype(object).to_dict("records")
@@ -180,7 +180,7 @@ def _run_diagnose(args: argparse.Namespace) -> int:
         columns = [column for column in TABLE_COLUMNS if column in columns]
     if args.config is not None:
         columns.remove("config")
-    ROW_FORMATS[args.format](_records(frame), columns, sys.stdout)
+    ROW_FORMATS[args.format](records(frame), columns, sys.stdout)
     if args.format == "table":
         _write_counts(frame, sys.stdout)
     return 0

@@ -14,7 +14,19 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from contextgrid import __version__
-from contextgrid.cli import answers, app, budget, compare, diagnose, evaluate, gate, import_chunks, report, sweep
+from contextgrid.cli import (
+    answers,
+    app,
+    audit,
+    budget,
+    compare,
+    diagnose,
+    evaluate,
+    gate,
+    import_chunks,
+    report,
+    sweep,
+)
 from contextgrid.cli.commands import COMMANDS, add_limit_options, register_command
 from contextgrid.cli.tables import printable
 from contextgrid.core.errors import ContextGridError
@@ -38,6 +50,7 @@ for command in (
     import_chunks.COMMAND,
     budget.COMMAND,
     gate.COMMAND,
+    audit.COMMAND,
 ):
     register_command(command)
 

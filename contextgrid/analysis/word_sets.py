@@ -1,0 +1,74 @@
+"""Sets of words as columns: words coded as integers, each set two aligned arrays (owner, code), so that
+"how many words of this set are in that one" is one membership test over all the pairs at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Vocabulary", "set_sizes", "shared_counts"]
+
+IntArray = npt.NDArray[np.int64]
+WordSets = tuple[IntArray, IntArray]
+"""Sets as ``(owner, code)``: for each distinct word of each set, the set's position and the word's code."""
+
+
+class Vocabulary:
+    """Words coded as integers, in the order first seen; every set coded by one vocabulary can be compared.
+
+    Examples
+    --------
+    >>> vocabulary = Vocabulary()
+    >>> owner, code = vocabulary.code([["refund", "days"], ["days"]])
+    >>> owner.tolist(), sorted(code.tolist()), vocabulary.size
+    ([0, 0, 1], [0, 0, 1], 2)
+    """
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+
+    def code(self, sets: Sequence[Iterable[str]]) -> WordSets:
+        """``sets`` as the position of the set each distinct word is in, and the word's code."""
+        distinct = [frozenset(words_of) for words_of in sets]
+        owner = np.repeat(np.arange(len(distinct), dtype=np.int64), [len(words_of) for words_of in distinct])
+        codes = self.codes
+        flat = [codes.setdefault(word, len(codes)) for words_of in distinct for word in sorted(words_of)]
+        return owner, np.array(flat, dtype=np.int64)
+
+    @property
+    def size(self) -> int:
+        """The multiplier of a (set, word) key: at least 1."""
+        return max(len(self.codes), 1)
+
+
+def set_sizes(sets: WordSets, n: int) -> IntArray:
+    """The number of words of each of the ``n`` sets."""
+    return np.bincount(sets[0], minlength=n).astype(np.int64)
+
+
+def shared_counts(sets: WordSets, row_set: IntArray, targets: WordSets, row_target: IntArray, size: int) -> IntArray:
+    """For each row, how many words of set ``row_set[row]`` (of ``sets``) are in set ``row_target[row]`` (of
+    ``targets``): each row's words expanded as rows, one membership test over them all. ``size`` is the
+    vocabulary's :attr:`Vocabulary.size` once both were coded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> vocabulary = Vocabulary()
+    >>> chunks = vocabulary.code([["refund", "days"], ["ship"]])
+    >>> golds = vocabulary.code([["refund", "days", "take"]])
+    >>> shared_counts(chunks, np.array([0, 1]), golds, np.array([0, 0]), vocabulary.size).tolist()
+    [2, 0]
+    """
+    owner, codes = sets
+    count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+    lengths = count[row_set] if len(row_set) else np.zeros(0, dtype=np.int64)
+    word_row = np.repeat(np.arange(len(row_set), dtype=np.int64), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    word_at = np.repeat(start[row_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    target_owner, target_code = targets
+    inside = np.isin(row_target[word_row] * size + codes[word_at], target_owner * size + target_code)
+    return np.bincount(word_row[inside], minlength=len(row_set)).astype(np.int64)

@@ -1,0 +1,165 @@
+"""Audit a workspace's gold: every rule of :mod:`contextgrid.analysis.audit` over its questions, documents and
+each configuration's chunks, run and qrels, as one table of findings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from contextgrid.analysis.audit import (
+    FINDING_COLUMNS,
+    NEAR_DUPLICATE,
+    REPEATS_GOLD,
+    gold_by_document,
+    missing_labels,
+    repeated_questions,
+)
+from contextgrid.core.checks import check_fraction
+from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from contextgrid.workspace.model import Workspace
+
+__all__ = ["FINDING_KINDS", "audit_workspace"]
+
+FINDING_KINDS = (
+    "duplicate_question",
+    "near_duplicate_question",
+    "unresolved_gold",
+    "gold_share",
+    "possible_missing_label",
+    "unreadable_configuration",
+)
+"""The kinds of finding, in the order :func:`audit_workspace` lists them."""
+
+
+def audit_workspace(
+    workspace: Workspace, *, near_duplicate: float = NEAR_DUPLICATE, repeats_gold: float = REPEATS_GOLD
+) -> pd.DataFrame:
+    """Every finding of the gold audit of ``workspace``, one row each, columns
+    :data:`~contextgrid.analysis.audit.FINDING_COLUMNS` (``kind`` of :data:`FINDING_KINDS`, ``question``
+    missing for a finding about a document or a configuration, ``detail`` in words).
+
+    - ``duplicate_question`` and ``near_duplicate_question``: :func:`~contextgrid.analysis.audit.repeated_questions`
+      at ``near_duplicate``;
+    - ``unresolved_gold``: a question with gold evidence (graded above 0) of which no character was found in the
+      documents, with the resolver's reason;
+    - ``gold_share``: each document's share of the gold (:func:`~contextgrid.analysis.audit.gold_by_document`),
+      largest first;
+    - ``possible_missing_label``: :func:`~contextgrid.analysis.audit.missing_labels` at ``repeats_gold`` for
+      every configuration with chunks, each (question, chunk, passage) once with the configurations that
+      retrieved it;
+    - ``unreadable_configuration``: a configuration whose files could not be checked, with the error.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.audit import audit_workspace
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> findings = audit_workspace(load_workspace(SAMPLE))
+    >>> list(findings.columns), set(findings["kind"]) <= set(FINDING_KINDS)
+    (['kind', 'question', 'detail'], True)
+    >>> audit_workspace(load_workspace(HANDMADE))
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.MissingWorkspaceInputError: audit_workspace: workspace 'sample' has no questions and no \
+documents; the audit reads the questions' gold in the documents
+    """
+    import pandas as pd
+
+    function = "audit_workspace"
+    near = check_fraction(near_duplicate, function=function, parameter="near_duplicate", low_open=True)
+    repeats = check_fraction(repeats_gold, function=function, parameter="repeats_gold", low_open=True)
+    missing = [name for name in ("questions", "documents") if name in workspace.missing_evidence(())]
+    if missing:
+        raise MissingWorkspaceInputError(
+            f"{function}: workspace {workspace.name!r} has no {' and no '.join(missing)}; the audit reads the "
+            "questions' gold in the documents"
+        )
+    items, log = workspace.resolved
+    frames = [repeated_questions(workspace.questions, threshold=near)[list(FINDING_COLUMNS)]]
+
+    reasons: dict[str, list[str]] = {}
+    for entry in log:
+        reasons.setdefault(entry.subject, []).append(entry.message)
+    lost = [
+        item.id
+        for item in items
+        if not any(len(g.span) for g in item.gold if g.grade > 0)
+        and (any(g.grade > 0 for g in item.gold) or any(a.grade > 0 for a in item.anchors))
+    ]
+    frames.append(
+        pd.DataFrame(
+            {
+                "kind": ["unresolved_gold"] * len(lost),
+                "question": lost,
+                "detail": ["; ".join(reasons.get(q, ["its gold covers no character of the documents"])) for q in lost],
+            }
+        )
+    )
+
+    shares = gold_by_document(items)
+    frames.append(
+        pd.DataFrame(
+            {
+                "kind": ["gold_share"] * len(shares),
+                "question": [None] * len(shares),
+                "detail": [
+                    f"{doc} holds {row.share:.1%} of the gold characters ({row.gold_characters:,}), for "
+                    f"{row.questions:,} question{'s' if row.questions != 1 else ''}"
+                    for doc, row in zip(shares.index, shares.itertuples(index=False), strict=True)
+                ],
+            }
+        )
+    )
+
+    found, unreadable = [], []
+    for config in workspace.configs:
+        if config.chunks is None:
+            continue
+        try:
+            labels = missing_labels(
+                items,
+                workspace.chunks(config.name),
+                workspace.run(config.name),
+                workspace.qrels(config.name),
+                workspace.documents,
+                threshold=repeats,
+            )
+        except ContextGridError as error:
+            unreadable.append((config.name, str(error)))
+            continue
+        found.append(labels.assign(config=config.name, chunks=str(config.chunks)))
+    if found:
+        labels = pd.concat(found, ignore_index=True)
+        grouped = labels.groupby(["question", "chunks", "chunk_id", "passage"], sort=False)
+        first = grouped.first().reset_index()
+        configs = grouped["config"].agg(lambda names: ", ".join(dict.fromkeys(names))).to_numpy()
+        judged = ["not judged" if missing else f"graded {grade}" for grade, missing in
+                  zip(first["grade"].fillna(0).astype(int), first["grade"].isna(), strict=True)]  # fmt: skip
+        frames.append(
+            pd.DataFrame(
+                {
+                    "kind": ["possible_missing_label"] * len(first),
+                    "question": first["question"].to_numpy(),
+                    "detail": [
+                        f"chunk {row.chunk_id!r} (retrieved by {names}, rank {row.rank} in {row.config}) is "
+                        f"{grade} and overlaps none of the gold, yet holds {row.held:.0%} of the word pairs of the "
+                        f"gold passage {row.passage}"
+                        for row, names, grade in zip(first.itertuples(index=False), configs, judged, strict=True)
+                    ],
+                }
+            )
+        )
+    frames.append(
+        pd.DataFrame(
+            {
+                "kind": ["unreadable_configuration"] * len(unreadable),
+                "question": [None] * len(unreadable),
+                "detail": [f"{name}: {error}" for name, error in unreadable],
+            }
+        )
+    )
+    table = pd.concat(frames, ignore_index=True)
+    return table.astype({"kind": object, "question": object, "detail": object})

@@ -1,0 +1,226 @@
+"""The gold audit: each rule by hand and against a slow reference, and ``contextgrid audit`` finding a planted
+duplicate question and a planted unlabelled copy of a gold passage."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from commandline import run_main
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contextgrid as cg
+from contextgrid.analysis.audit import gold_by_document, missing_labels, passage_pairs, repeated_questions
+from contextgrid.core.errors import ContextGridError, InvalidParameterError
+from contextgrid.core.text import words
+from contextgrid.io import write_chunks, write_documents, write_questions
+from contextgrid.workspace.audit import FINDING_KINDS, audit_workspace
+from contextgrid.workspace.manifest import load_workspace
+
+# -- repeated questions -------------------------------------------------------------------------------------------
+
+
+def test_repeated_questions_by_hand() -> None:
+    items = [
+        cg.EvalItem("a", "What is the refund window?"),
+        cg.EvalItem("b", "what is the REFUND window"),  # the same words: a duplicate
+        cg.EvalItem("c", "What is the refund window for sale items?"),  # 5 of 8 words: 0.625
+        cg.EvalItem("d", "Who signs the NDA?"),
+    ]
+    found = repeated_questions(items)
+    assert found[["kind", "question", "other"]].values.tolist() == [["duplicate_question", "b", "a"]]
+    assert found["detail"].tolist() == ["repeats 'a'"]
+    near = repeated_questions(items, threshold=0.6)
+    assert near[["question", "other"]].values.tolist() == [["b", "a"], ["c", "a"], ["c", "b"]]
+    assert near["similarity"].tolist() == [1.0, 5 / 8, 5 / 8]
+    with pytest.raises(InvalidParameterError, match="'threshold' parameter of repeated_questions"):
+        repeated_questions(items, threshold=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["refund", "Refund", "days", "the", "fee", "ship", "?"]), max_size=5), max_size=7
+    ),
+    st.sampled_from([0.3, 0.5, 0.8, 1.0]),
+)
+def test_repeated_questions_equal_every_pair_compared(texts: list[list[str]], threshold: float) -> None:
+    items = [cg.EvalItem(f"q{i}", " ".join(text)) for i, text in enumerate(texts)]
+    expected = []
+    for later in range(len(items)):
+        for earlier in range(later):
+            a, b = words(items[earlier].question), words(items[later].question)
+            if a & b and len(a & b) / len(a | b) >= threshold:
+                expected.append((f"q{later}", f"q{earlier}", len(a & b) / len(a | b)))
+    found = repeated_questions(items, threshold=threshold)
+    assert list(zip(found["question"], found["other"], found["similarity"], strict=True)) == pytest.approx(expected)
+    assert (found["kind"] == "duplicate_question").tolist() == [value == 1.0 for *_, value in expected]
+
+
+# -- each document's share of the gold ----------------------------------------------------------------------------
+
+
+def test_gold_shares_count_overlaps_once_and_skip_grade_zero() -> None:
+    def gold(doc: str, start: int, end: int, grade: int = 1) -> cg.GoldSpan:
+        return cg.GoldSpan(cg.Span(doc, start, end), grade=grade)
+
+    items = [
+        cg.EvalItem("q1", "?", (gold("a", 0, 20), gold("a", 10, 30), gold("b", 0, 5, grade=0))),
+        cg.EvalItem("q2", "?", (gold("b", 0, 10),)),
+    ]
+    table = gold_by_document(items)
+    assert table.index.tolist() == ["a", "b"]
+    assert table["gold_characters"].tolist() == [30, 10]
+    assert table["share"].tolist() == [0.75, 0.25]
+    assert table["questions"].tolist() == [1, 1]
+
+
+# -- possible missing labels --------------------------------------------------------------------------------------
+
+TEXT = "Refunds take thirty days. Shipping costs five dollars. Refunds of sale items take ninety days."
+COPY = "Old policy. Refunds take thirty days. Call us."
+
+
+def test_a_retrieved_unjudged_copy_of_the_gold_is_listed_and_a_judged_or_overlapping_chunk_is_not() -> None:
+    documents = {"d": TEXT, "copy": COPY}
+    chunks = [
+        cg.Chunk("d#0", cg.Span("d", 0, 25), TEXT[0:25]),
+        cg.Chunk("d#1", cg.Span("d", 26, 54), TEXT[26:54]),
+        cg.Chunk("copy#0", cg.Span("copy", 0, 46), COPY),
+        cg.Chunk("copy#1", cg.Span("copy", 12, 30), COPY[12:30]),  # "Refunds take thirt": 3 of 4 pairs
+    ]
+    item = cg.EvalItem("q", "How long?", (cg.GoldSpan(cg.Span("d", 0, 25)),))
+    run = {"q": ["d#1", "copy#0", "d#0", "copy#1"]}
+    found = missing_labels([item], chunks, run, {"q": {"d#0": 2, "d#1": 0}}, documents)
+    # "refunds take", "take thirty", "thirty days": copy#0 holds all 3; copy#1 holds "refunds take" and
+    # "take thirt" is not "take thirty": 1 of 3.
+    assert found.to_dict("records") == [
+        {"question": "q", "chunk_id": "copy#0", "rank": 2, "grade": None, "held": 1.0, "passage": "d [0, 25)"}
+    ]
+    assert missing_labels([item], chunks, run, {"q": {"copy#0": 2}}, documents).empty  # judged relevant
+    graded_zero = missing_labels([item], chunks, run, {"q": {"copy#0": 0}}, documents)
+    assert graded_zero["grade"].tolist() == [0]
+    assert len(missing_labels([item], chunks, run, {}, documents, threshold=0.3)) == 2
+
+
+def reference_labels(
+    items: Sequence[cg.EvalItem],
+    chunks: Sequence[cg.Chunk],
+    run: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    documents: Mapping[str, str],
+    threshold: float,
+) -> list[tuple[str, str, int, str]]:
+    by_id = {chunk.id: chunk for chunk in chunks}
+    found = []
+    for item in items:
+        merged = cg.data.spans.union([g.span for g in item.gold if g.grade > 0])
+        if not sum(len(span) for span in merged):
+            continue
+        for rank, chunk_id in enumerate(run.get(item.id, []), 1):
+            chunk = by_id[chunk_id]
+            if qrels.get(item.id, {}).get(chunk_id, 0) > 0:
+                continue
+            if any(s.doc_id == chunk.span.doc_id and s.start < chunk.span.end and chunk.span.start < s.end
+                   for s in merged):  # fmt: skip
+                continue
+            for span in merged:
+                pairs = passage_pairs(documents[span.doc_id][span.start : span.end])
+                if pairs and len(pairs & passage_pairs(chunk.text)) / len(pairs) >= threshold:
+                    found.append((item.id, chunk_id, rank, f"{span.doc_id} [{span.start}, {span.end})"))
+    return found
+
+
+@st.composite
+def label_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
+    vocabulary = ["refunds", "take", "thirty", "days", "ship"]
+    documents = {doc: " ".join(draw(st.lists(st.sampled_from(vocabulary), min_size=2, max_size=10))) for doc in "ab"}
+    chunks = []
+    for position in range(draw(st.integers(1, 6))):
+        doc = draw(st.sampled_from("ab"))
+        start = draw(st.integers(0, len(documents[doc]) - 1))
+        end = draw(st.integers(start + 1, len(documents[doc])))
+        chunks.append(cg.Chunk(f"c{position}", cg.Span(doc, start, end), documents[doc][start:end]))
+    items = []
+    for position in range(draw(st.integers(1, 3))):
+        gold = []
+        for _ in range(draw(st.integers(0, 2))):
+            doc = draw(st.sampled_from("ab"))
+            start = draw(st.integers(0, len(documents[doc])))
+            end = draw(st.integers(start, len(documents[doc])))
+            gold.append(cg.GoldSpan(cg.Span(doc, start, end), grade=draw(st.integers(0, 2))))
+        items.append(cg.EvalItem(f"q{position}", "?", tuple(gold)))
+    ids = [chunk.id for chunk in chunks]
+    run = {item.id: draw(st.lists(st.sampled_from(ids), unique=True, max_size=4)) for item in items}
+    qrels = {item.id: draw(st.dictionaries(st.sampled_from(ids), st.integers(0, 2), max_size=2)) for item in items}
+    return items, chunks, run, qrels, documents, draw(st.sampled_from([0.3, 0.5, 0.8, 1.0]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(label_inputs())
+def test_missing_labels_equal_the_reference(case: tuple[Any, ...]) -> None:
+    items, chunks, run, qrels, documents, threshold = case
+    found = missing_labels(items, chunks, run, qrels, documents, threshold=threshold)
+    rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
+    assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
+
+
+# -- the workspace and the command --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> Path:
+    """A workspace with a duplicate question and a retrieved, unjudged copy of a gold passage."""
+    write_documents({"d.md": TEXT, "copy.md": COPY}, tmp_path / "documents.jsonl")
+    questions = [
+        cg.EvalItem("q1", "How long do refunds take?", anchors=(cg.Anchor("d.md", "Refunds take thirty days."),)),
+        cg.EvalItem("q2", "What does shipping cost?", anchors=(cg.Anchor("d.md", "Shipping costs five dollars."),)),
+        cg.EvalItem("q3", "how long do REFUNDS take", anchors=(cg.Anchor("d.md", "Refunds take thirty days."),)),
+        cg.EvalItem("q4", "Where is the warranty?", anchors=(cg.Anchor("d.md", "A warranty sentence."),)),
+    ]
+    write_questions(questions, tmp_path / "questions.jsonl")
+    spans = {"d.md#0": ("d.md", 0, 25), "d.md#1": ("d.md", 26, 54), "copy.md#0": ("copy.md", 12, 37)}
+    texts = {"d.md": TEXT, "copy.md": COPY}
+    chunks = [cg.Chunk(i, cg.Span(doc, a, b), texts[doc][a:b]) for i, (doc, a, b) in spans.items()]
+    write_chunks(chunks, tmp_path / "chunks.jsonl")
+    (tmp_path / "run.trec").write_text("q1 Q0 copy.md#0 1 9 t\nq1 Q0 d.md#0 2 8 t\nq2 Q0 d.md#1 1 9 t\n")
+    (tmp_path / "qrels.trec").write_text("q1 0 d.md#0 1\nq2 0 d.md#1 1\nq3 0 d.md#0 1\n")
+    (tmp_path / "contextgrid.toml").write_text(
+        'name = "planted"\ndocuments = "documents.jsonl"\nquestions = "questions.jsonl"\n\n[[config]]\n'
+        'name = "bm25"\nrun = "run.trec"\nqrels = "qrels.trec"\nchunks = "chunks.jsonl"\n'
+    )
+    return tmp_path
+
+
+def test_audit_finds_the_planted_duplicate_and_the_unlabelled_copy(
+    planted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_main(capsys, "audit", str(planted), "--format", "json")
+    assert (status, err) == (0, "")
+    findings = json.loads(out)
+    assert all(set(finding) == {"kind", "question", "detail"} for finding in findings)
+    kinds = {(finding["kind"], finding["question"]) for finding in findings}
+    assert ("duplicate_question", "q3") in kinds
+    assert ("possible_missing_label", "q1") in kinds
+    assert ("unresolved_gold", "q4") in kinds
+    [copy] = [finding for finding in findings if finding["kind"] == "possible_missing_label"]
+    assert copy["detail"].startswith("chunk 'copy.md#0' (retrieved by bm25, rank 1 in bm25) is not judged")
+    assert copy["detail"].endswith("holds 100% of the word pairs of the gold passage d.md [0, 25)")
+    shares = [finding["detail"] for finding in findings if finding["kind"] == "gold_share"]
+    # q1 and q3 share d.md [0, 25) (25 characters each), q2 has d.md [26, 54): all 78 in d.md.
+    assert shares == ["d.md holds 100.0% of the gold characters (78), for 3 questions"]
+    status, out, _ = run_main(capsys, "audit", str(planted))
+    assert status == 0
+    assert out.rstrip().endswith("1 duplicate_question, 1 unresolved_gold, 1 gold_share, 1 possible_missing_label")
+
+
+def test_audit_needs_questions_and_documents(planted: Path) -> None:
+    manifest = (planted / "contextgrid.toml").read_text().replace('questions = "questions.jsonl"\n', "")
+    (planted / "contextgrid.toml").write_text(manifest)
+    with pytest.raises(ContextGridError, match="has no questions; the audit reads"):
+        audit_workspace(load_workspace(planted))
+    assert FINDING_KINDS[0] == "duplicate_question"
