@@ -313,6 +313,14 @@ def causes_by_configuration(at: Snapshot, k: int) -> pd.DataFrame:
     return cause_counts(failure_causes(at, k))
 
 
+@cached(max_entries=4, spinner="Auditing the gold…")
+def gold_audit(at: Snapshot) -> pd.DataFrame:
+    """``audit_workspace``: every finding of the gold audit (kind, question, detail)."""
+    from contextgrid.workspace.audit import audit_workspace
+
+    return audit_workspace(at.workspace)
+
+
 @cached(max_entries=16)
 def oracle(at: Snapshot, k: int) -> CauseOracle:
     """``cause_oracle`` of :func:`failure_causes`: each question answered by its best configuration at ``k``."""

@@ -140,6 +140,13 @@ if causes.open:
             )
             best_each = _data.guard(lambda: _data.oracle(source, cause_k), source=source)
             st.markdown(md(best_each.sentence(cause_k)))
+            findings = _data.guard(lambda: _data.gold_audit(source), source=source)
+            with st.expander(f"Audit of the gold: {len(findings)} findings (contextgrid audit)"):
+                st.caption(
+                    "Repeated questions, gold never found in the documents, each document's share of the gold, "
+                    "and retrieved chunks that may be unlabelled copies of a gold passage: listed, never re-scored."
+                )
+                st.dataframe(findings, width="stretch", hide_index=True)
             clicked = selected_bar(event.selection, list(counts.index))
             if clicked is not None:
                 # The list then holds exactly the bar's questions: the Questions page's other filters are cleared.

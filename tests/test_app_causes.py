@@ -206,3 +206,15 @@ def test_the_overview_says_how_many_questions_their_best_configuration_finds() -
     no_problems(app)
     said = cause_oracle(failure_causes(load_workspace(SAMPLE), k=5)).sentence(5)
     assert md(said) in [block.value for block in app.markdown]
+
+
+def test_the_overview_lists_the_gold_audit() -> None:
+    from contextgrid.workspace.audit import audit_workspace
+
+    app = open_page(None, view="Why questions fail", k="5")
+    no_problems(app)
+    findings = audit_workspace(load_workspace(SAMPLE))
+    [panel] = [block for block in app.expander if block.label.startswith("Audit of the gold")]
+    assert panel.label == f"Audit of the gold: {len(findings)} findings (contextgrid audit)"
+    shown = panel.dataframe[0].value
+    assert shown["detail"].tolist() == findings["detail"].tolist()
