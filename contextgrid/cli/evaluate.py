@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.cli.progress import FileProgress, file_size
-from contextgrid.cli.tables import FORMATS, ScoreTable, printable
+from contextgrid.cli.tables import FORMATS, TERMINAL_WIDTH, ScoreTable, fitted, printable
 from contextgrid.core.checks import check_ks
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
@@ -24,7 +25,7 @@ from contextgrid.engine.scoring import evaluate, per_query
 from contextgrid.engine.trec_eval import DEFAULT_MEASURES, parse_measures, trec_eval_lines
 from contextgrid.io import FORMATS as FILE_FORMATS
 from contextgrid.io import read_qrels, read_run
-from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, Qrels
+from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS, Qrels
 from contextgrid.metrics.labels import select_metrics
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
@@ -32,6 +33,23 @@ from contextgrid.workspace.model import Workspace
 __all__ = ["COMMAND", "ROWS_FROM"]
 
 ROWS_FROM = 5
+
+_COLUMNS = f"""columns of the table:
+  metric         a row per metric@k, with a column per run
+  run, config    a row per run file, or per configuration of a workspace, with a column per metric@k
+  <run>          a run's (a configuration's) mean on the row's metric@k over the questions scored
+  recall@k       the share of a question's relevant chunks that are among its first k
+  precision@k    the distinct relevant chunks among the first k, divided by k
+  hit_rate@k     1 if any of the first k chunks is relevant, else 0
+  mrr@k          1 / the rank of the first relevant chunk among the first k, else 0
+  map@k          average precision at k over the number of relevant chunks (trec_eval's map_cut)
+  ndcg@k         the grades of the first k, discounted by log2(rank + 1), over the best order's
+  question, mean with --per-query: a row per question, then each column's mean
+Under the table, for each run: the questions each mean is over, how many of them the run does not
+answer (each scored 0), and which were left out and why.
+A table of a row per run (from {ROWS_FROM} runs on, or --layout rows) shows each metric at
+k = {DEFAULT_K}, as many as fit in {TERMINAL_WIDTH} characters, unless --metrics, --k or --wide say
+otherwise; csv and json keep every column."""
 """From this many runs or configurations on, ``--layout auto`` prints them as rows (a column each is too wide)."""
 
 MEAN = "mean"
@@ -61,15 +79,25 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="QRELS RUN", help="a qrels file, then one or more run files")
     parser.add_argument("--workspace", metavar="DIR", type=Path, help="score every configuration of a workspace")
     parser.add_argument(
-        "--k", type=_cutoffs, default=DEFAULT_KS, metavar="K,K,...", help="cut-offs (default: 1,3,5,10,20)"
+        "--k",
+        type=_cutoffs,
+        metavar="K,K,...",
+        help=f"cut-offs (default: {','.join(map(str, DEFAULT_KS))}; a table of a row per run: {DEFAULT_K})",
     )
     parser.add_argument(
         "--metrics",
         type=_metric_names,
-        default=BUILTIN_METRICS,
         metavar="NAME,...",
         help=f"metric names, at every --k, or metric@k labels such as ndcg@10 (default: {','.join(BUILTIN_METRICS)})",
     )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help=f"a table of a row per run: every metric at every k, however wide (default: each metric at k = "
+        f"{DEFAULT_K}, the first that fit in {TERMINAL_WIDTH} characters)",
+    )
+    parser.epilog = _COLUMNS
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "-q",
         "--per-query",
@@ -104,11 +132,15 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
     )
     trec = parser.add_argument_group(
         "trec_eval's command line",
-        "--trec-eval prints what `trec_eval [-q] [-c] [-m MEASURE]... QRELS RUN` prints for the measures "
-        "contextgrid has, averaged as trec_eval averages: over the questions both the run and the qrels have, "
-        "a judged question without a relevant chunk scoring 0. contextgrid's own table instead leaves such "
-        "questions out and counts a judged question the run does not answer as 0; -c is the nearest trec_eval "
-        "comes to that rule (every judged question, unanswered ones 0).",
+        # Wrapped here: the parser keeps the epilog's lines as written, and so every description's.
+        textwrap.fill(
+            "--trec-eval prints what `trec_eval [-q] [-c] [-m MEASURE]... QRELS RUN` prints for the measures "
+            "contextgrid has, averaged as trec_eval averages: over the questions both the run and the qrels have, "
+            "a judged question without a relevant chunk scoring 0. contextgrid's own table instead leaves such "
+            "questions out and counts a judged question the run does not answer as 0; -c is the nearest trec_eval "
+            "comes to that rule (every judged question, unanswered ones 0).",
+            width=78,
+        ),
     )
     trec.add_argument("--trec-eval", action="store_true", help="print trec_eval's output lines for one run")
     trec.add_argument(
@@ -245,7 +277,7 @@ def _warn_disjoint(qrels: Qrels, runs: Mapping[str, _Run], log: WarningLog) -> N
 
 def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict[str, QuestionCounts]]:
     """The table ``args`` ask for, and each run's question counts."""
-    pairs = select_metrics(args.metrics, args.k)
+    pairs = select_metrics(_metrics(args), _ks(args))
     labels = [f"{metric}@{k}" for metric, k in pairs]
     ks = sorted({k for _, k in pairs})
     metrics = list(dict.fromkeys(metric for metric, _ in pairs))
@@ -288,7 +320,44 @@ def _scored(args: argparse.Namespace, log: WarningLog) -> tuple[ScoreTable, dict
     table = _score_table(names, scores, labels)
     # auto is for reading: csv and json keep one shape, whatever the number of runs.
     rows = args.layout == "rows" or (args.layout == "auto" and args.format == "table" and len(names) >= ROWS_FROM)
-    return (table.transposed("config" if args.workspace is not None else "run") if rows else table), counts
+    if not rows:
+        return table, counts
+    turned = table.transposed("config" if args.workspace is not None else "run")
+    return (_narrowed(turned) if _narrow(args) else turned), counts
+
+
+def _metrics(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(args.metrics) if args.metrics is not None else BUILTIN_METRICS
+
+
+def _ks(args: argparse.Namespace) -> tuple[int, ...]:
+    return tuple(args.k) if args.k is not None else DEFAULT_KS
+
+
+def _narrow(args: argparse.Namespace) -> bool:
+    """Whether a table of a row per run shows the default few columns: nothing asked for them all."""
+    return args.format == "table" and not args.wide and args.metrics is None and args.k is None
+
+
+def _narrowed(table: ScoreTable) -> ScoreTable:
+    """Each metric at :data:`~contextgrid.metrics.base.DEFAULT_K`, as many as fit in the terminal's width; a
+    note on standard error says what was left out and how to see it."""
+    keep = [i for i, column in enumerate(table.columns) if column.endswith(f"@{DEFAULT_K}")]
+    chosen = ScoreTable(
+        table.corner,
+        table.rows,
+        tuple(table.columns[i] for i in keep),
+        tuple(tuple(row[i] for i in keep) for row in table.values),
+    )
+    shown = fitted(chosen, TERMINAL_WIDTH)
+    left = len(table.columns) - len(shown.columns)
+    if left:
+        print(
+            f"contextgrid: note: {len(shown.columns)} of {len(table.columns)} columns shown (each metric at k = "
+            f"{DEFAULT_K} that fits in {TERMINAL_WIDTH} characters); --wide shows them all, --metrics and --k choose",
+            file=sys.stderr,
+        )
+    return shown
 
 
 def _count_lines(counts: Mapping[str, QuestionCounts], kind: str) -> list[str]:
@@ -312,8 +381,9 @@ def _run_trec_eval(args: argparse.Namespace) -> int:
     changed = [
         option
         for option, changed in (
-            ("--metrics", args.metrics != BUILTIN_METRICS),
-            ("--k", args.k != DEFAULT_KS),
+            ("--metrics", args.metrics is not None),
+            ("--k", args.k is not None),
+            ("--wide", args.wide),
             ("--layout", args.layout != "auto"),
             ("--format", args.format != "table"),
         )
@@ -338,7 +408,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     if args.trec_eval:
         return _run_trec_eval(args)
     _refuse_trec_options(args)
-    select_metrics(args.metrics, args.k)  # refuse an unknown metric before any file is read
+    select_metrics(_metrics(args), _ks(args))  # refuse an unknown metric before any file is read
     log = WarningLog()
     table, counts = _scored(args, log)
     _report(log)

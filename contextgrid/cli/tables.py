@@ -11,7 +11,16 @@ from typing import TextIO
 
 from contextgrid.core.errors import ContextGridError, NameTakenError
 
-__all__ = ["FORMATS", "Formatter", "ScoreTable", "printable", "register_format"]
+__all__ = [
+    "FORMATS",
+    "TERMINAL_WIDTH",
+    "Formatter",
+    "ScoreTable",
+    "fitted",
+    "printable",
+    "register_format",
+    "table_width",
+]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -65,6 +74,58 @@ class ScoreTable:
 
 Formatter = Callable[[ScoreTable, TextIO], None]
 
+TERMINAL_WIDTH = 100
+"""Characters a line of a printed table takes at most by default: a terminal beside an editor."""
+
+_GAP = 2  # spaces between two columns
+
+
+def _cell(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4f}"
+
+
+def _widths(grid: ScoreTable) -> tuple[int, list[int]]:
+    """The width of the row labels and of each column, as the table format prints them."""
+    label = max(len(printable(row)) for row in (grid.corner, *grid.rows))
+    columns = [
+        max(len(printable(column)), *(len(_cell(row[i])) for row in grid.values))
+        for i, column in enumerate(grid.columns)
+    ]
+    return label, columns
+
+
+def table_width(grid: ScoreTable) -> int:
+    """The length of the longest line the table format prints for ``grid``.
+
+    Examples
+    --------
+    >>> table_width(ScoreTable("config", ("bm25",), ("recall@5", "mrr@5"), ((0.5, 0.25),)))
+    24
+    """
+    label, columns = _widths(grid)
+    return label + sum(width + _GAP for width in columns)
+
+
+def fitted(grid: ScoreTable, width: int = TERMINAL_WIDTH) -> ScoreTable:
+    """``grid`` with as many of its first columns as fit in ``width`` characters (at least one): the rest are
+    left out, never cut.
+
+    Examples
+    --------
+    >>> grid = ScoreTable("config", ("bm25",), ("recall@5", "mrr@5", "ndcg@5"), ((0.5, 0.25, 0.75),))
+    >>> fitted(grid, 24).columns
+    ('recall@5', 'mrr@5')
+    """
+    label, columns = _widths(grid)
+    used, kept = label, 0
+    for column in columns:
+        if kept and used + column + _GAP > width:
+            break
+        used, kept = used + column + _GAP, kept + 1
+    return ScoreTable(grid.corner, grid.rows, grid.columns[:kept], tuple(row[:kept] for row in grid.values))
+
 
 FORMATS: dict[str, Formatter] = {}
 """Output formats by name: ``formatter(grid, stream)`` writes the whole grid."""
@@ -80,12 +141,6 @@ def register_format(name: str) -> Callable[[Formatter], Formatter]:
         return formatter
 
     return decorator
-
-
-def _cell(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
 @register_format("table")

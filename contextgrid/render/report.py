@@ -206,7 +206,7 @@ def _headline_table(summary: ConfigurationSummary) -> str:
         # Beside the share, the same said as a ratio: characters the model reads per character of evidence.
         share = frame["share_gold"].to_numpy(dtype=float)
         frame.insert(
-            frame.columns.get_loc("share_gold") + 1,
+            list(frame.columns).index("share_gold") + 1,
             "reads",
             [f"{1 / value:,.1f}" if value > 0 else "no evidence" for value in share],
         )
