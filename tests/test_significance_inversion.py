@@ -108,9 +108,10 @@ def test_each_interval_is_its_test_inverted_at_the_level_of_its_step(
 ) -> None:
     """Just inside each bound the slow reference does not reject the shift; just outside it does."""
     n = len(baseline)
-    family = {"base": {f"q{i}": v / 10 for i, v in enumerate(baseline)}}
+    # Whole-number scores: exact differences, so the reference sees the ties the library sees.
+    family = {"base": {f"q{i}": float(v) for i, v in enumerate(baseline)}}
     for j, values in enumerate(others):
-        family[f"c{j}"] = {f"q{i}": v / 10 for i, v in enumerate(values[:n])}
+        family[f"c{j}"] = {f"q{i}": float(v) for i, v in enumerate(values[:n])}
     alpha = 0.2
     # 2 ** 9 sign vectors at most: every one enumerated, as the reference does.
     table = compare_configurations(family, baseline="base", test=test, correction=correction, alpha=alpha)

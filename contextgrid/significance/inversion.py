@@ -108,14 +108,24 @@ class SignFlipShifts:
         self.exact = exact
         self.slack = slack
         self.means = sums / n_questions
+        # In place where it can be: for many pairs these are the largest arrays of a comparison.
         with np.errstate(divide="ignore", invalid="ignore"):
-            rising = (sums - null) / (n_questions - signs)[:, None]
-            falling = (null + sums) / (n_questions + signs)[:, None]
-        everywhere = (np.abs(signs) == n_questions)[:, None]
-        low = np.where(everywhere, -np.inf, np.minimum(np.minimum(rising, falling) - slack, self.means))
-        high = np.where(everywhere, np.inf, np.maximum(np.maximum(rising, falling) + slack, self.means))
-        self.starts = np.sort(low, axis=0)
-        self.ends = np.sort(high, axis=0)
+            low = sums - null
+            low /= (n_questions - signs)[:, None]
+            high = null + sums
+            high /= (n_questions + signs)[:, None]
+        swapped = low > high
+        low[swapped], high[swapped] = high[swapped], low[swapped]
+        del swapped
+        low -= slack
+        np.minimum(low, self.means, out=low)
+        high += slack
+        np.maximum(high, self.means, out=high)
+        everywhere = np.abs(signs) == n_questions
+        low[everywhere], high[everywhere] = -np.inf, np.inf
+        low.sort(axis=0)
+        high.sort(axis=0)
+        self.starts, self.ends = low, high
         self.resolution = 0.0 if exact else 1.0 / (self.resamples + 1.0)
         self.p_values = np.array([self.p_at(pair, 0.0) for pair in range(len(sums))], dtype=np.float64)
 
@@ -273,20 +283,25 @@ class BisectedShifts:
 
 
 NEAR_STARTS = 8
-"""Elements on each side of the estimate tried as a start when the test rejects the estimate itself."""
+"""Gaps on each side of the estimate tried as a start when the test rejects the one holding the estimate."""
+
+ALL_GAPS = 256
+"""Up to this many gaps between breakpoints, every gap is tested rather than bisected: a rank test's exact
+distribution with tied ranks moves with the order of the ranks, so its p-value need not fall steadily from the
+estimate outward, and the component holding the estimate is then found exactly."""
 
 
 def _bisect_points(
     kept: Callable[[float], bool], points: FloatArray, estimate: float, spread: float
 ) -> tuple[float, float]:
-    """The bounds over sorted breakpoints: element ``2 i + 1`` is ``points[i]``, element ``2 i`` the gap below it
-    (element ``2 m`` the gap above the last); a gap's p-value is its middle's, the outer gaps' one spread out."""
+    """The bounds over sorted breakpoints: the p-value is constant on each open gap between two of them (gap
+    ``g`` lies between ``points[g - 1]`` and ``points[g]``; gaps 0 and ``m`` beyond the ends, tested a spread
+    out), and the interval is the closure of the run of kept gaps holding the estimate. A breakpoint itself
+    (where a rank test drops a zero) is not a gap: what it gives at the anchor is the verdict's, and
+    :func:`agreeing_bounds` reconciles the two there."""
     m = len(points)
 
-    def shift(element: int) -> float:
-        if element % 2:
-            return float(points[element // 2])
-        gap = element // 2
+    def shift(gap: int) -> float:
         if gap == 0:
             return float(points[0]) - spread
         if gap == m:
@@ -294,26 +309,33 @@ def _bisect_points(
         return (float(points[gap - 1]) + float(points[gap])) / 2.0
 
     at = int(np.searchsorted(points, estimate, side="left"))
-    start = 2 * at + 1 if at < m and points[at] == estimate else 2 * at
-    order = [start, *(start + side * step for step in range(1, NEAR_STARTS + 1) for side in (-1, 1))]
-    start = next((e for e in order if 0 <= e <= 2 * m and kept(shift(e))), -1)
+    nearest = [at + 1, at] if at < m and points[at] == estimate else [at]
+    order = [*nearest, *(nearest[0] + side * step for step in range(1, NEAR_STARTS + 1) for side in (-1, 1))]
+    start = next((g for g in order if 0 <= g <= m and kept(shift(g))), -1)
     if start < 0:
         return estimate, estimate
+    if m + 1 <= ALL_GAPS:
+        status = [kept(shift(gap)) for gap in range(m + 1)]
+        low = start
+        while low > 0 and status[low - 1]:
+            low -= 1
+        high = start
+        while high < m and status[high + 1]:
+            high += 1
+    else:
+        low, high = _last_kept(kept, shift, start, 0), _last_kept(kept, shift, start, m)
+    return (-np.inf if low == 0 else float(points[low - 1])), (np.inf if high == m else float(points[high]))
 
-    def last_kept(toward: int, limit: int) -> int:
-        inside, outside = start, limit + toward
-        if kept(shift(limit)):
-            return limit
-        outside = limit
-        while abs(outside - inside) > 1:
-            middle = (inside + outside) // 2
-            if kept(shift(middle)):
-                inside = middle
-            else:
-                outside = middle
-        return inside
 
-    low, high = last_kept(-1, 0), last_kept(1, 2 * m)
-    low_value = -np.inf if low == 0 else float(points[(low - 1) // 2])
-    high_value = np.inf if high == 2 * m else float(points[high // 2])
-    return low_value, high_value
+def _last_kept(kept: Callable[[float], bool], shift: Callable[[int], float], start: int, limit: int) -> int:
+    """The farthest gap from ``start`` toward ``limit`` before the first rejected one, by bisection."""
+    if kept(shift(limit)):
+        return limit
+    inside, outside = start, limit
+    while abs(outside - inside) > 1:
+        middle = (inside + outside) // 2
+        if kept(shift(middle)):
+            inside = middle
+        else:
+            outside = middle
+    return inside

@@ -217,12 +217,16 @@ class WilcoxonTest(OnePairTest):
         # No difference at all means p = 1 (scipy cannot rank an empty sample).
         if not len(differing):
             return 1.0
-        ranks = rankdata(np.abs(differing))
-        if len(differing) <= TIED_EXACT and len(np.unique(ranks)) < len(ranks):
-            return _tied_signed_rank_p(ranks, differing > 0.0)
+        # Sizes equal up to rounding are one size, so float noise neither breaks a tie of ranks nor makes one
+        # (0.1 - 0.3 and 0.4 - 0.6 are one loss of 0.2), here and at every shift of the inversion.
+        magnitude = np.abs(differing)
+        snapped = np.sign(differing) * np.round(magnitude / magnitude.max() / RANK_RTOL)
+        ranks = rankdata(np.abs(snapped))
+        if len(snapped) <= TIED_EXACT and len(np.unique(ranks)) < len(ranks):
+            return _tied_signed_rank_p(ranks, snapped > 0.0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return float(wilcoxon(differing).pvalue)
+            return float(wilcoxon(snapped).pvalue)
 
     def estimate(self, differences: FloatArray) -> float:
         """The Hodges-Lehmann estimate: the median of the Walsh averages ``(d_i + d_j) / 2``, ``i <= j``.
@@ -253,12 +257,19 @@ class WilcoxonTest(OnePairTest):
         if len(differences) > WALSH_LIMIT:
             return None
         upper = np.triu_indices(len(differences))
-        return np.unique((differences[upper[0]] + differences[upper[1]]) / 2.0)
+        averages = np.unique((differences[upper[0]] + differences[upper[1]]) / 2.0)
+        # Averages equal up to rounding are one breakpoint: a gap between them would be float noise.
+        spread = max(float(np.abs(differences).max(initial=0.0)), 1e-300)
+        apart = np.diff(averages, prepend=-np.inf) > RANK_RTOL * spread
+        return averages[apart]
 
     def floor(self, differing: int, n_questions: int, *, n_resamples: int) -> float:
         """The p-value of ``differing`` wins of distinct sizes: every rank on one side."""
         return self.p_value(np.arange(1.0, differing + 1.0))
 
+
+RANK_RTOL = 1e-9
+"""Sizes of differences within this fraction of the largest are ranked as equal."""
 
 TIED_EXACT = 13
 """Up to this many differing questions with tied ranks, scipy's ``method="auto"`` counts every sign vector."""
