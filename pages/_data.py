@@ -415,11 +415,17 @@ def _chunks_by_id(ws: Workspace, config: str) -> dict[str, Chunk] | None:
 
 @cached(max_entries=64)
 def ranking(at: Snapshot, config: str, question: str, depth: int) -> pd.DataFrame:
-    """What ``config`` returned for ``question``: rank, chunk, grade, relevance, text."""
+    """What ``config`` returned for ``question``: rank, chunk, grade, relevance, text; a chunk the qrels never
+    judged has the grade "not judged" (a missing grade showed as "None")."""
     ws = at.workspace
     judgements = ws.qrels(config).get(question, {})
     ranked = ws.run(config).get(question, ())
-    return ranked_list(judgements, ranked, chunks=_chunks_by_id(ws, config), depth=depth)
+    table = ranked_list(judgements, ranked, chunks=_chunks_by_id(ws, config), depth=depth)
+    return table.assign(grade=[NOT_JUDGED if pd.isna(grade) else str(grade) for grade in table["grade"]])
+
+
+NOT_JUDGED = "not judged"
+"""What the ranking shows for the grade of a chunk the qrels never judged."""
 
 
 def item(source: Source | Snapshot, question: str) -> EvalItem | None:

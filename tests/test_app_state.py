@@ -92,3 +92,19 @@ def test_the_configurations_left_beside_unreadable_ones_are_counted_in_words_tha
 
     assert _shown_rest(1) == "the other one is shown"
     assert _shown_rest(3) == "the other 3 are shown"
+
+
+def test_an_unjudged_chunk_reads_not_judged_not_none() -> None:
+    from pages import _data
+
+    workspace = load_workspace(SAMPLE)
+    config = workspace.names[0]
+    judged, run = workspace.qrels(config), workspace.run(config)
+    question = next(q for q, ranked in run.items() if any(chunk not in judged.get(q, {}) for chunk in ranked[:20]))
+    table = _data.ranking(str(SAMPLE), config, question, 20)
+    expected = [
+        str(judged[question][chunk]) if chunk in judged.get(question, {}) else "not judged"
+        for chunk in run[question][:20]
+    ]
+    assert list(table["grade"]) == expected
+    assert "not judged" in expected
