@@ -278,8 +278,10 @@ def compare_all_pairs(
 
     Takes the same options as :func:`compare_configurations`; the family the
     correction covers is all ``n * (n - 1) / 2`` pairs. Pair ``(a, b)`` gets
-    the same raw p-value and interval as ``compare_pair(a, b)`` with the same
-    seed, up to rounding: every pair sees the same sign flips and resamples.
+    the same raw p-value and bootstrap interval as ``compare_pair(a, b)`` with the
+    same seed, up to rounding: every pair sees the same sign flips and resamples.
+    Its test's own interval is at the level the correction sets for it, so it is
+    ``compare_pair``'s only under ``correction="none"``.
 
     Examples
     --------
