@@ -127,6 +127,12 @@ if winner_view.open:
             "(Cohen's d): about 0.2 is small, 0.5 medium, 0.8 large, whatever the number of questions. "
             "**Won / tied / lost**: the questions on which the configuration scored higher than the baseline, the "
             "same, and lower."
+            + (
+                " The signed-rank test's interval is of the typical difference (the Hodges-Lehmann estimate, the "
+                "median of the pairwise means of the differences), which each verdict below names, not of the mean."
+                if test == "wilcoxon"
+                else ""
+            )
         )
         st.plotly_chart(interval_plot(result), theme=None, config=image_config(f"{label}-against-{baseline}"))
         st.subheader("What each verdict rests on")

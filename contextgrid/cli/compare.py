@@ -37,7 +37,9 @@ the table, one row per configuration against the baseline:
   interval (level)  the paired test's own confidence interval of the difference: the shifts of every
                     question's difference the test does not reject, at the level the correction sets for
                     that row (95% without one). It leaves out 0 exactly when the verdict is significant;
-                    -inf/+inf where the test cannot reject any shift that way (too few questions differ)
+                    -inf/+inf where the test cannot reject any shift that way (too few questions differ).
+                    For --test wilcoxon it is the Hodges-Lehmann interval of the typical difference (the
+                    median of the pairwise means of the differences), not of the mean
   p (CORRECTION)    the test's two-sided p-value, corrected for the comparisons made together;
                     "< 0.001" below what the test or its resampling can tell apart
   d                 the effect size: the difference in standard deviations of the per-question
