@@ -192,3 +192,17 @@ def test_the_file_gate_and_the_score_gate_agree(tmp_path: Path) -> None:
     assert result == gate(before, after, metric="recall@5")
     assert list(report.lost["recall@5"]["question"]) == [f"q{i:02d}" for i in range(2, 8)]
     assert report.lost["recall@5"]["cause"].tolist() == [""] * 6
+
+
+def test_names_from_the_inputs_cannot_break_the_summary(tmp_path: Path) -> None:
+    from contextgrid.render.gate import gate_markdown
+
+    qrels, base, candidate = write_inputs(tmp_path, lost=4)
+    report = gate_files(qrels, base, candidate, names=("main|x", "pr_*<b>*"), metrics=["recall@5"])
+    text = gate_markdown(report)
+    assert "main\\|x" in text
+    assert "pr\\_\\*\\<b\\>\\*" in text
+    assert "<b>" not in text
+    # Every table row keeps its columns: no name adds a cell.
+    rows = [line for line in text.splitlines() if line.startswith("| recall")]
+    assert [row.replace("\\|", "").count("|") for row in rows] == [8]

@@ -41,19 +41,20 @@ def gate_markdown(report: GateReport) -> str:
     for result in report.results:
         c = result.comparison
         interval = f"{format_interval(result.low, result.high)} ({format_level(1 - 2 * result.alpha)})"
+        # The library's own words and numbers go as they are; only the names from the inputs are escaped.
         lines.append(
-            f"| {md(result.metric)} | {_cell(c.mean_b)} | {_cell(c.mean_a)} | {c.difference:+.4f} | {md(interval)} "
-            f"| {md(result.p_text())} | {md(result.verdict())} |"
+            f"| {md(result.metric)} | {_cell(c.mean_b)} | {_cell(c.mean_a)} | {c.difference:+.4f} | {interval} "
+            f"| {result.p_text()} | {result.verdict(name=md)} |"
         )
     for result in report.results:
-        lines += ["", f"**{md(result.metric)}**: " + " ".join(md(sentence) for sentence in result.sentences())]
+        lines += ["", f"**{md(result.metric)}**: " + " ".join(result.sentences(name=md))]
         lost = report.lost[result.metric]
         if lost.empty:
             continue
         lines += [
             "",
             f"{len(lost):,} question{'' if len(lost) == 1 else 's'} went from hit to miss on {md(result.metric)}"
-            + ("" if report.causes else f" (no causes: the inputs have no {md(', no '.join(report.missing))})")
+            + ("" if report.causes else f" (no causes: the inputs have no {', no '.join(map(md, report.missing))})")
             + ":",
             "",
             "| question | baseline | candidate | cause |" if report.causes else "| question | baseline | candidate |",

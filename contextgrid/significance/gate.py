@@ -11,7 +11,7 @@ interval (the test's own, at ``1 - 2 * alpha``) holds ``-max_drop`` exactly when
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,24 +85,26 @@ class GateResult:
         """The confidence of each one-sided bound, ``1 - alpha``."""
         return 1.0 - self.alpha
 
-    def verdict(self) -> str:
-        """The gate's answer in words."""
+    def verdict(self, *, name: Callable[[str], str] = str) -> str:
+        """The gate's answer in words; ``name`` writes each configuration's name (a markup's escape, say)."""
+        candidate, baseline = name(self.candidate), name(self.baseline)
         drop = f" by more than {self.max_drop:g}" if self.max_drop else ""
         if self.require_proof:
             if self.proven:
-                return f"passed: the data show {self.candidate} is not worse than {self.baseline}{drop}"
-            return f"failed: the data do not show that {self.candidate} is not worse than {self.baseline}{drop}"
+                return f"passed: the data show {candidate} is not worse than {baseline}{drop}"
+            return f"failed: the data do not show that {candidate} is not worse than {baseline}{drop}"
         if self.regressed:
-            return f"failed: the data show {self.candidate} is worse than {self.baseline}{drop}"
-        return f"passed: the data do not show {self.candidate} is worse than {self.baseline}{drop}"
+            return f"failed: the data show {candidate} is worse than {baseline}{drop}"
+        return f"passed: the data do not show {candidate} is worse than {baseline}{drop}"
 
     def p_text(self) -> str:
         """The one-sided p-value as printed (:func:`~contextgrid.significance.wording.format_p`)."""
         return format_p(self.p_value, resolution=self.shifted.p_resolution / 2.0)
 
-    def sentences(self) -> list[str]:
+    def sentences(self, *, name: Callable[[str], str] = str) -> list[str]:
         """The evidence, one sentence each: the difference and its interval, the one-sided p-value, what limits
-        it (:func:`~contextgrid.significance.wording.limits`)."""
+        it (:func:`~contextgrid.significance.wording.limits`). ``name`` writes the metric's and the
+        configurations' names; the rest is the library's own words and numbers."""
         c = self.comparison
         interval = f"{format_signed(self.low)} to {format_signed(self.high)}"
         hypothesis = (
@@ -111,7 +113,8 @@ class GateResult:
         p = self.p_text()
         p_text = f"p {p}" if p.startswith("<") else f"p = {p}"
         return [
-            f"{self.metric}: {self.candidate} {c.mean_a:.4f} against {self.baseline} {c.mean_b:.4f}, a difference "
+            f"{name(self.metric)}: {name(self.candidate)} {c.mean_a:.4f} against {name(self.baseline)} "
+            f"{c.mean_b:.4f}, a difference "
             f"of {format_signed(c.difference)} ({interval_phrase(self.shifted)} {interval}, each end a "
             f"{format_level(self.level)} one-sided bound).",
             f"One-sided {c.test} test of '{hypothesis}' at level {self.alpha:g}: {p_text}.",
