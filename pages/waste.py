@@ -173,8 +173,9 @@ if report.open:
         baseline = _state.choose("Baseline", names, "b", container=right)
         first_screen = _data.guard(lambda: _data.summary(source, config, k, baseline), source=source)
         st.caption(
-            f"One HTML file about {md(config)}. It opens with this summary, then the waste views at k={k}, the "
-            "metric@k grid and the worst questions, drawn over their documents."
+            f"One HTML file about {md(config)}. It opens with this "
+            f"summary, then the failing questions at k = {k}, one of each cause in turn; the waste views, the "
+            "metric@k grid and three failing questions drawn over their documents are folded below."
         )
         for sentence in (first_screen.budget(), first_screen.verdict(), first_screen.waste(), first_screen.failures()):
             if sentence:
