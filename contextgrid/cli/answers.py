@@ -15,6 +15,8 @@ from contextgrid.workspace.answers import workspace_answers, workspace_summary
 if TYPE_CHECKING:
     import pandas as pd
 
+    from contextgrid.cli.tables import ScoreTable
+
 
 __all__ = ["COMMAND"]
 
@@ -33,7 +35,8 @@ def _column(frame: pd.DataFrame, column: str) -> list[float | None]:
 
 
 def _configure_answers(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``contextgrid answers WORKSPACE [--config NAME] [--format table|csv|json]``."""
+    """The arguments of ``contextgrid answers WORKSPACE [--config NAME] [--format table|csv|json]``; json is a list
+    of one object per row of the table."""
     from contextgrid.cli.tables import FORMATS
 
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
@@ -60,8 +63,25 @@ def _run_answers(args: argparse.Namespace) -> int:
         columns = [_column(frame, column) for column in SCORE_COLUMNS]
         values = tuple(zip(*columns, strict=True))
         grid = ScoreTable("question", tuple(map(str, frame.index)), SCORE_COLUMNS, values)
-    FORMATS[args.format](grid, sys.stdout)
+    if args.format == "json":
+        _write_rows(grid, "config" if args.config is None else "question")
+    else:
+        FORMATS[args.format](grid, sys.stdout)
     return 0
+
+
+def _write_rows(grid: ScoreTable, key: str) -> None:
+    """JSON as every command prints it: a list of one object per row of the data, its name under ``key``, then
+    its numbers: per configuration (the table's columns), or per answer of ``--config`` (the table's rows)."""
+    from contextgrid.cli.diagnose import ROW_FORMATS
+
+    if key == "config":
+        names, fields = grid.columns, grid.rows
+        cells = [[row[i] for row in grid.values] for i in range(len(grid.columns))]
+    else:
+        names, fields, cells = grid.rows, grid.columns, [list(row) for row in grid.values]
+    rows = [{key: name, **dict(zip(fields, row, strict=True))} for name, row in zip(names, cells, strict=True)]
+    ROW_FORMATS["json"](rows, [key, *fields], sys.stdout)
 
 
 COMMAND = Subcommand(
