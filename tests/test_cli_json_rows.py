@@ -28,4 +28,4 @@ def test_answers_json_is_one_object_per_configuration_and_per_answer(capsys: pyt
     answers = json.loads(out)
     assert status == 0
     assert len(answers) == rows[0]["answers"]
-    assert all(list(answer)[0] == "question" and "groundedness" in answer for answer in answers)
+    assert all(next(iter(answer)) == "question" and "groundedness" in answer for answer in answers)
