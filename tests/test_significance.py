@@ -446,13 +446,18 @@ def test_the_interval_plot_names_the_correction_and_draws_each_interval_at_its_c
         assert (lines.x[i] > 0 or lines.x[i + 1] < 0) == comparison.significant
 
 
-def test_an_unbounded_interval_runs_to_the_plots_edge() -> None:
+def test_an_unbounded_interval_runs_nearly_to_the_plots_edge_and_ends_in_an_arrow() -> None:
     table = compare_configurations({"b": scores(0, 0, 1), "a": scores(1, 0, 1)}, baseline="b")
     (c,) = table
     assert (c.ci_low, c.ci_high) == (-math.inf, math.inf)
     figure = interval_plot(table)
     [lines] = [t for t in figure.data if t.mode == "lines"]
-    assert (lines.x[0], lines.x[1]) == tuple(figure.layout.xaxis.range)
+    [arrows] = [t for t in figure.data if t.mode == "text"]
+    low, high = figure.layout.xaxis.range
+    room = 0.05 * (high - low)
+    assert (lines.x[0], lines.x[1]) == pytest.approx((low + room, high - room))
+    assert list(arrows.text) == ["◀", "▶"]
+    assert list(arrows.x) == [lines.x[0], lines.x[1]]
 
 
 def test_the_bootstrap_gives_the_same_means_whichever_way_it_sums() -> None:

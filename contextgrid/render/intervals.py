@@ -11,7 +11,10 @@ from contextgrid.render.style import finish, plot_text, rows_height
 from contextgrid.significance.comparisons import ComparisonTable, PairedComparison
 from contextgrid.significance.wording import format_level, limits, verdict_phrase
 
-__all__ = ["VERDICT_COLOURS", "interval_plot"]
+__all__ = ["UNBOUNDED_ROOM", "VERDICT_COLOURS", "interval_plot"]
+
+UNBOUNDED_ROOM = 0.05
+"""How far inside the plot's edge, as a share of its width, an unbounded interval end stops (and its arrow sits)."""
 
 VERDICT_COLOURS: dict[str, str] = {
     "significantly better": "#009E73",
@@ -37,8 +40,9 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
     Points are coloured by verdict after the correction for many comparisons (green better, red worse, grey
     not significant); the dashed line at 0 is the baseline. Each interval is the test's inversion at the level
     the correction set for that comparison, so it crosses 0 exactly when the point is grey: the picture never
-    says more, or less, than the test. An unbounded end (a test that cannot reject any shift that way) runs to
-    the plot's edge, and the subtitle names the interval, the test and the correction.
+    says more, or less, than the test. An unbounded end (a test that cannot reject any shift that way) runs
+    nearly to the plot's edge and ends in an arrow, and the subtitle names the interval, the test and the
+    correction.
 
     Parameters
     ----------
@@ -69,11 +73,18 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
 
     figure = go.Figure()
     low_edge, high_edge = _padded(table)
+    # An unbounded end stops just inside the plot, with an arrow saying it goes on.
+    room = UNBOUNDED_ROOM * (high_edge - low_edge)
     x: list[float | None] = []
     y: list[str | None] = []
+    arrows: list[tuple[float, str, str]] = []
     for c in table.comparisons:
-        x += [max(c.ci_low, low_edge), min(c.ci_high, high_edge), None]
+        low = c.ci_low if math.isfinite(c.ci_low) else low_edge + room
+        high = c.ci_high if math.isfinite(c.ci_high) else high_edge - room
+        x += [low, high, None]
         y += [_label(c), _label(c), None]
+        arrows += [(low, _label(c), "◀")] if not math.isfinite(c.ci_low) else []
+        arrows += [(high, _label(c), "▶")] if not math.isfinite(c.ci_high) else []
     figure.add_trace(
         go.Scatter(
             x=x,
@@ -84,6 +95,18 @@ def interval_plot(table: ComparisonTable, *, title: str | None = None) -> Any:
             hoverinfo="skip",
         )
     )
+    if arrows:
+        figure.add_trace(
+            go.Scatter(
+                x=[end for end, _, _ in arrows],
+                y=[row for _, row, _ in arrows],
+                text=[arrow for _, _, arrow in arrows],
+                mode="text",
+                name="unbounded: no shift that way is rejected",
+                textfont={"color": "#555555", "size": 14},
+                hoverinfo="skip",
+            )
+        )
     for verdict, colour in VERDICT_COLOURS.items():
         members = [c for c in table.comparisons if c.verdict == verdict]
         if not members:
