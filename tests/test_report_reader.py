@@ -126,3 +126,13 @@ def test_the_report_carries_the_cartesian_plotly_js_of_the_plotly_package() -> N
 
     banner = plotly_js()[:200]
     assert f"plotly.js (cartesian - minified) v{get_plotlyjs_version()}" in banner
+
+
+def test_every_cause_the_bars_name_is_said_in_words_beside_its_colour(sample: tuple[object, str, str]) -> None:
+    from contextgrid.render.cause_figures import BAR_ORDER, CAUSE_COLOURS
+
+    _, _, page = sample
+    legend = page.split('id="figure-causes"', 1)[1].split('<dl class="legend causes">', 1)[1].split("</dl>", 1)[0]
+    for cause in BAR_ORDER:
+        assert f"background:{CAUSE_COLOURS[cause]};" in legend
+        assert f"{cause}</dt><dd>{html.escape(CAUSE_WORDS[cause])}</dd>" in legend

@@ -247,9 +247,21 @@ def _summary(summary: ConfigurationSummary, params: dict[str, dict[str, object]]
     if summary.causes is not None:
         counts = summary.causes.copy()
         counts.index = [f"{name} ({role})" for name, role in zip(counts.index, summary.headline["role"], strict=True)]
-        parts.append(_figure(cause_bars(counts, summary.k), "causes"))
+        parts += [_figure(cause_bars(counts, summary.k), "causes"), _cause_legend()]
     parts.append("</section>")
     return parts
+
+
+def _cause_legend() -> str:
+    """What each cause the bars name means, beside its colour."""
+    from contextgrid.render.cause_figures import BAR_ORDER, CAUSE_COLOURS
+
+    entries = "".join(
+        f'<dt><span style="background:{CAUSE_COLOURS[cause]};padding:0 8px">&nbsp;</span> {html.escape(cause)}</dt>'
+        f"<dd>{html.escape(CAUSE_WORDS[cause])}</dd>"
+        for cause in BAR_ORDER
+    )
+    return f'<dl class="legend causes">{entries}</dl>'
 
 
 def _figure(figure: Any, name: str) -> str:
