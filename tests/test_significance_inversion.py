@@ -12,9 +12,11 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextgrid.significance import compare_configurations, compare_pair, correct_p_values
+from contextgrid.render.verdicts import verdict_table
+from contextgrid.significance import compare_all_pairs, compare_configurations, compare_pair, correct_p_values
 from contextgrid.significance.comparisons import PairedComparison
 from contextgrid.significance.corrections import CORRECTIONS
+from contextgrid.significance.gate import gate
 from contextgrid.significance.wording import describe, limits
 
 TESTS = ("permutation", "ttest", "wilcoxon")
@@ -242,3 +244,46 @@ def test_one_question_cannot_be_rejected_at_any_shift() -> None:
         assert isinstance(c, PairedComparison)
         assert (c.p_value, c.ci_low, c.ci_high) == (1.0, -np.inf, np.inf)
         assert c.bootstrap_low is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(family=families(), test=st.sampled_from(TESTS), correction=st.sampled_from(sorted(CORRECTIONS)))
+def test_the_law_holds_for_every_pair_either_way_round(
+    family: dict[str, dict[str, float]], test: str, correction: str
+) -> None:
+    pairs = compare_all_pairs(family, test=test, correction=correction, n_resamples=300, alpha=0.2)
+    for c in pairs:
+        assert c.excludes_zero == c.significant
+        back = pairs.get(c.b, c.a)
+        assert back.excludes_zero == back.significant == c.significant
+        assert (back.ci_low, back.ci_high) == (-c.ci_high, -c.ci_low)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    family=families(),
+    test=st.sampled_from(TESTS),
+    drop=st.sampled_from([0.0, 0.05, 0.25]),
+    alpha=st.sampled_from([0.05, 0.2]),
+    proof=st.booleans(),
+)
+def test_the_gate_fails_exactly_when_its_one_sided_p_value_says_so(
+    family: dict[str, dict[str, float]], test: str, drop: float, alpha: float, proof: bool
+) -> None:
+    result = gate(
+        family["c0"], family["c1"], test=test, max_drop=drop, alpha=alpha, require_proof=proof, n_resamples=300
+    )
+    shown = result.p_value <= result.alpha
+    assert (result.proven if proof else result.regressed) == shown
+    assert result.passed == (shown if proof else not shown)
+    assert not (result.regressed and result.proven)
+    assert result.low <= result.high
+
+
+@settings(max_examples=40, deadline=None)
+@given(family=families(), test=st.sampled_from(TESTS), correction=st.sampled_from(sorted(CORRECTIONS)))
+def test_the_verdict_table_reads_as_words(family: dict[str, dict[str, float]], test: str, correction: str) -> None:
+    frame = verdict_table(compare_configurations(family, baseline="c0", test=test, correction=correction))
+    cells = [str(cell) for cell in frame.to_numpy().ravel()]
+    assert not [cell for cell in cells if cell in ("None", "nan", "NaN", "<NA>")]
+    assert frame["Verdict"].iloc[0] == "baseline"
