@@ -203,3 +203,11 @@ def test_contextgrid_app_serves_a_users_workspace(venv: Path, tmp_path: Path) ->
             assert response.status == 200
         scored = lines.wait_for("contextgrid: scored", time.monotonic() + DEADLINE)
         assert f"scored {workspace}" in scored
+
+
+def test_the_wheel_carries_the_reports_plotly_js(venv: Path, tmp_path: Path) -> None:
+    script = "from contextgrid.render.report import plotly_js\nprint(plotly_js()[:60])\n"
+    found = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert "plotly.js (cartesian - minified)" in found.stdout
