@@ -156,8 +156,8 @@ def test_the_sentence_names_the_gold_chunk_its_rank_the_signals_and_the_fixes() 
     assert said == (
         "The gold passage is in returns-policy.md#14, ranked 22nd of the 30 retrieved, below the top 10: the gold is "
         "only 10% of the chunk that holds it (diluted: smaller chunks would concentrate it); 3 chunks above it share "
-        "more of the question's words than the gold's chunk or nearly repeat the gold (the closest to the gold: "
-        "faq.md#3 (ranked 2nd, 50% of content words shared)). What would fix it: this configuration would get it at "
+        "more of the question's words than the gold's chunk or nearly repeat the gold; the closest to the gold is "
+        "faq.md#3 (ranked 2nd, 50% of content words shared). What would fix it: this configuration would get it at "
         "k = 22 (a context budget of 4,400 characters); 2 other configurations get it right at k = 10."
     )
     gap = {"cause": "not_retrieved", "retrieved": 20, "vocabulary_gap": True, "hit_elsewhere": 0}

@@ -898,7 +898,7 @@ def _reasons(row: Mapping[str, object] | pd.Series, closest: str | None, above: 
         said.append(
             f"{int(count)} chunk{'s' if count != 1 else ''} {above} share{'' if count != 1 else 's'} more of the "
             "question's words than the gold's chunk or nearly repeat the gold"
-            + ("" if closest is None else f" (the closest to the gold: {closest})")
+            + ("" if closest is None else f"; the closest to the gold is {closest}")
         )
     elif closest is not None:
         said.append(f"the chunk {above} closest to the gold is {closest}")
