@@ -177,7 +177,8 @@ def test_a_workspace_whose_qrels_come_from_another_chunking_is_refused_with_the_
     assert "which overlaps none of the question's gold (" in message
     assert message.endswith(MISMATCH)
     # The commands refuse it too, in one line.
-    for command in (["evaluate", "--workspace", str(root)], ["diagnose", str(root)]):
+    commands = [["evaluate", "--workspace", str(root)], ["diagnose", str(root)], ["budget", str(root)]]
+    for command in [*commands, ["report", str(root), "--config", "mixed", "--output", str(tmp_path / "r.html")]]:
         status, out, err = run_main(capsys, *command)
         assert (status, out) == (2, "")
         assert err.startswith("contextgrid: error: ")

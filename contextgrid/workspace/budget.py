@@ -155,6 +155,8 @@ def budget_curves(
             "budget needs documents, questions and chunks in the workspace (a sweep writes all three)"
         )
     check_int(points, function="budget_curves", parameter="points", minimum=1)
+    for name in names:
+        workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not measured
     # The questions' gold merged once, for every configuration.
     items = gold_columns(workspace.resolved[0], "budget_curves")
     rows = {
