@@ -224,3 +224,31 @@ def test_audit_needs_questions_and_documents(planted: Path) -> None:
     with pytest.raises(ContextGridError, match="has no questions; the audit reads"):
         audit_workspace(load_workspace(planted))
     assert FINDING_KINDS[0] == "duplicate_question"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 20), st.integers(0, 10), st.integers(0, 2)),
+                 max_size=3),
+        max_size=4,
+    )
+)  # fmt: skip
+def test_gold_shares_equal_counting_characters(golds: list[list[tuple[str, int, int, int]]]) -> None:
+    items = [
+        cg.EvalItem(f"q{i}", "?", tuple(cg.GoldSpan(cg.Span(d, s, s + n), grade=g) for d, s, n, g in gold))
+        for i, gold in enumerate(golds)
+    ]
+    characters: dict[str, int] = {}
+    questions: dict[str, set[str]] = {}
+    for item in items:
+        held = {(g.span.doc_id, o) for g in item.gold if g.grade > 0 for o in range(g.span.start, g.span.end)}
+        for doc, _ in held:
+            characters[doc] = characters.get(doc, 0) + 1
+            questions.setdefault(doc, set()).add(item.id)
+    table = gold_by_document(items)
+    total = sum(characters.values())
+    assert table["gold_characters"].to_dict() == characters
+    assert table["questions"].to_dict() == {doc: len(ids) for doc, ids in questions.items()}
+    assert table["share"].to_dict() == pytest.approx({doc: n / total for doc, n in characters.items()})
+    assert list(table["gold_characters"]) == sorted(table["gold_characters"], reverse=True)

@@ -481,3 +481,25 @@ def test_cause_counts_keeps_every_cause_and_refuses_unknown_ones() -> None:
         cause_counts(pd.DataFrame({"config": ["x"], "cause": ["missed"]}))
     with pytest.raises(ContextGridError, match="no 'config' column"):
         cause_counts(pd.DataFrame({"cause": ["hit"]}))
+
+
+def test_hit_elsewhere_counts_the_other_configurations_that_make_the_question_a_hit() -> None:
+    table = failure_causes(load_workspace(SAMPLE), k=3)
+    hits: dict[str, set[str]] = {}
+    for config, question, cause in zip(table["config"], table["question"], table["cause"], strict=True):
+        if cause == "hit":
+            hits.setdefault(question, set()).add(config)
+    for row in table.itertuples(index=False):
+        if row.cause in ("no_gold", "unresolved", "hit"):
+            assert pd.isna(row.hit_elsewhere)
+        else:
+            assert row.hit_elsewhere == len(hits.get(row.question, set()) - {row.config})
+
+
+def test_the_lexical_gap_is_told_for_lexical_retrievers_only() -> None:
+    workspace = load_workspace(SAMPLE)
+    table = failure_causes(workspace, k=5)
+    lexical = table["config"].map(lambda name: workspace.config(name).params.get("retriever") in ("bm25", "hybrid"))
+    missed = table["cause"].isin(["ranked_low", "not_retrieved"])
+    assert table.loc[~lexical | ~missed, "vocabulary_gap"].isna().all()
+    assert table.loc[lexical & missed, "vocabulary_gap"].notna().all()
