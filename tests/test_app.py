@@ -501,41 +501,51 @@ def mismatched_workspace(root: Path) -> None:
 
     workspace = load_workspace(SAMPLE)
     first = workspace.config(workspace.names[0])
-    other = next(
-        workspace.config(name).chunks for name in workspace.names if workspace.config(name).chunks != first.chunks
-    )
+    # The chunking with the fewest chunks: the run of the first (the smallest chunks) names chunks it lacks.
+    others = {Path(str(workspace.config(name).chunks)) for name in workspace.names} - {Path(str(first.chunks))}
+    other = min(others, key=lambda path: len(path.read_text().splitlines()))
     kept, swapped = [], False
     for line in (SAMPLE / "contextgrid.toml").read_text().splitlines():
         key, _, value = line.partition(" = ")
         if key in {"documents", "questions", "run", "qrels", "answers", "chunks"}:
             path = SAMPLE / json.loads(value)
             if key == "chunks" and not swapped:
-                path, swapped = Path(str(other)), True
+                path, swapped = other, True
             line = f'{key} = "{path}"'
         kept.append(line)
     (root / "contextgrid.toml").write_text("\n".join(kept) + "\n")
 
 
-def test_overview_says_why_the_budget_cannot_be_measured_and_still_draws_the_grid(tmp_path: Path) -> None:
+def test_a_configuration_whose_run_and_chunks_disagree_is_left_out_of_the_budget_too(tmp_path: Path) -> None:
+    from contextgrid.workspace.budget import budget_curves
+
     mismatched_workspace(tmp_path)
-    workspace = load_workspace(SAMPLE)
+    names = load_workspace(SAMPLE).names
     app = start(source="folder", workspace=str(tmp_path))
     assert not app.exception
-    [error] = [element.value for element in app.error]
-    assert "budget\\_rows\\: the run for question" in error
-    assert "must come from the same chunking" in error
-    assert len(app.dataframe[0].value) == len(workspace.names)  # the grid is still drawn
-    assert not figures(app)
+    assert not app.error
+    [warning] = [element.value for element in app.warning]
+    assert md(names[0]) in warning
+    assert "must come from the same chunking" in warning
+    # The rest are measured, on the same questions, and the grid is still drawn.
+    rest = load_workspace(tmp_path).readable()[0]
+    assert rest.names == names[1:]
+    [figure] = figures(app)
+    drawn = [trace["name"] for trace in figure["data"] if not trace["name"].startswith("frontier")]
+    assert drawn == list(rest.names)
+    verdict = budget_curves(rest).verdict().sentence()
+    assert f"**{md(verdict)}**" in [element.value for element in app.markdown]
+    assert list(app.dataframe[0].value.index) == list(rest.names)
 
 
-def test_prepare_fills_the_budget_caches_and_leaves_a_bad_workspace_to_the_page(tmp_path: Path) -> None:
+def test_prepare_fills_the_budget_caches_of_what_can_be_read(tmp_path: Path) -> None:
     from pages import _data
 
     _data.prepare(str(SAMPLE))  # the sample: the grid, the curves and the verdict, without a page
     mismatched_workspace(tmp_path)
-    _data.prepare(str(tmp_path))  # its budget error is the page's to show, not the server's
-    with pytest.raises(cg.ContextGridError, match="must come from the same chunking"):
-        _data.budget_means(str(tmp_path))
+    _data.prepare(str(tmp_path))  # a configuration it cannot read is the page's to report, not the server's
+    means = _data.budget_means(str(tmp_path))
+    assert list(dict.fromkeys(means.index.get_level_values("config"))) == list(load_workspace(SAMPLE).names[1:])
 
 
 def test_overview_grid_follows_the_chosen_metrics() -> None:
