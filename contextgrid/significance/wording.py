@@ -11,8 +11,10 @@ correction, named only where it changed the verdict.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from contextgrid.significance.comparisons import PairedComparison
+if TYPE_CHECKING:
+    from contextgrid.significance.paired_comparison import PairedComparison
 
 __all__ = [
     "PRINTED_FLOOR",
