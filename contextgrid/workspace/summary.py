@@ -204,8 +204,8 @@ def configuration_summary(
     Each paired test is a permutation test (10,000 sign flips, seed 0) of ``config`` against one other
     configuration on the questions both score, with its own interval (the shifts the same sign flips do not
     reject); it is one comparison, so no correction applies. The budget verdict covers every configuration of the
-    workspace, at the default grid of budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has documents,
-    questions and chunks for all of them.
+    workspace, at the default grid of budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has
+    documents, questions and chunks for all of them.
 
     Examples
     --------
