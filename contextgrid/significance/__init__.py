@@ -1,4 +1,5 @@
-"""Is the winner real? Paired tests, bootstrap intervals and corrections for many comparisons.
+"""Is the winner real? Paired tests with their own intervals, corrections for many comparisons, the words of a
+verdict, and a regression gate.
 
 Per-question scores in (what :func:`contextgrid.per_query` returns, one dict
 per configuration), frozen records of plain Python values out. scipy is
@@ -19,8 +20,10 @@ from contextgrid.significance.comparisons import (
     PairwiseComparisons,
 )
 from contextgrid.significance.corrections import CORRECTIONS, Correction, correct_p_values
+from contextgrid.significance.gate import GateResult, gate
 from contextgrid.significance.intervals import INTERVALS, IntervalMethod
-from contextgrid.significance.paired import PAIRED_TESTS, PairedTest
+from contextgrid.significance.paired import PAIRED_TESTS, OnePairTest, PairedTest
+from contextgrid.significance.wording import describe, limits, verdict_phrase
 
 __all__ = [
     "CORRECTIONS",
@@ -29,7 +32,9 @@ __all__ = [
     "AlignedScores",
     "ComparisonTable",
     "Correction",
+    "GateResult",
     "IntervalMethod",
+    "OnePairTest",
     "PairedComparison",
     "PairedTest",
     "PairwiseComparisons",
@@ -38,4 +43,8 @@ __all__ = [
     "compare_configurations",
     "compare_pair",
     "correct_p_values",
+    "describe",
+    "gate",
+    "limits",
+    "verdict_phrase",
 ]
