@@ -218,3 +218,22 @@ def test_the_overview_lists_the_gold_audit() -> None:
     assert panel.label == f"Audit of the gold: {len(findings)} findings (contextgrid audit)"
     shown = panel.dataframe[0].value
     assert shown["detail"].tolist() == findings["detail"].tolist()
+
+
+def test_a_configuration_whose_qrels_come_from_another_chunking_is_listed_as_unreadable_on_every_page(
+    tmp_path: Path,
+) -> None:
+    from test_alignment import mixed_workspace
+
+    from contextgrid.evidence.alignment import MISMATCH
+
+    mixed_workspace(tmp_path)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    app.query_params["source"] = "folder"
+    app.query_params["workspace"] = str(tmp_path)
+    app.run()
+    for name in ("questions.py", "compare.py", None):
+        shown = app if name is None else app.switch_page(str(ROOT / "pages" / name)).run()
+        assert not shown.exception, [e.value for e in shown.exception]
+        told = [element.value for element in [*shown.warning, *shown.error]]
+        assert any(md("'mixed'") in said and md(MISMATCH) in said for said in told), told
