@@ -17,6 +17,7 @@ from contextgrid.significance import compare_all_pairs, compare_configurations, 
 from contextgrid.significance.comparisons import PairedComparison
 from contextgrid.significance.corrections import CORRECTIONS
 from contextgrid.significance.gate import gate
+from contextgrid.significance.inversion import SignFlipShifts
 from contextgrid.significance.wording import describe, limits
 
 TESTS = ("permutation", "ttest", "wilcoxon")
@@ -287,3 +288,37 @@ def test_the_verdict_table_reads_as_words(family: dict[str, dict[str, float]], t
     cells = [str(cell) for cell in frame.to_numpy().ravel()]
     assert not [cell for cell in cells if cell in ("None", "nan", "NaN", "<NA>")]
     assert frame["Verdict"].iloc[0] == "baseline"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.lists(st.integers(-4, 4), min_size=3, max_size=30),
+    draws=st.integers(20, 400),
+    seed=st.integers(0, 2**16),
+    alpha=st.sampled_from([0.05, 0.2]),
+)
+def test_the_sign_flip_bounds_over_drawn_flips_match_counting_those_flips(
+    values: list[int], draws: int, seed: int, alpha: float
+) -> None:
+    """Flips drawn, not enumerated: the p-value is (count + 1) / (draws + 1) over the very same sign vectors, by
+    hand, just inside each bound above alpha and just outside at most alpha."""
+    d = np.array(values, dtype=float)
+    signs = np.random.default_rng(seed).choice([1.0, -1.0], size=(draws, len(d)))
+    run = SignFlipShifts(
+        (signs @ d)[:, None], signs.sum(axis=1), np.array([d.sum()]), len(d), np.array([1e-9]), exact=False
+    )
+
+    def counted(shift: float) -> float:
+        moved = d - shift
+        extreme = np.abs(signs @ moved) >= abs(moved.sum()) - 1e-9
+        return (int(extreme.sum()) + 1) / (draws + 1)
+
+    assert run.p_values[0] == counted(0.0)
+    low, high = run.bounds(0, 1.0, alpha)
+    for bound, outward in ((low, -1.0), (high, 1.0)):
+        if np.isinf(bound):
+            assert counted(outward * 1e6) > alpha
+            continue
+        # Just inside, unless the interval is the one point (every difference the same).
+        assert counted(bound - outward * 1e-6) > alpha or low == high
+        assert counted(bound + outward * 1e-6) <= alpha
