@@ -78,3 +78,20 @@ def test_a_correction_changes_the_levels_and_the_table_says_so() -> None:
     shown = app.dataframe[-1].value
     # Two comparisons with the baseline: each interval at 1 - 0.05 / 2.
     assert shown["Level"].tolist()[1:] == ["97.5%", "97.5%"]
+
+
+def test_every_test_draws_its_own_interval_without_an_error() -> None:
+    workspace = load_workspace(SAMPLE)
+    chosen = list(workspace.names[:3])
+    app = open_winner_view(metric="mrr", k="3", a=chosen[1], b=chosen[0], configs=",".join(chosen))
+    [test] = [box for box in app.selectbox if box.label == "Paired test"]
+    for name, interval in (("ttest", "t"), ("wilcoxon", "Hodges-Lehmann"), ("permutation", "sign-flip")):
+        test.set_value(name).run()
+        assert not app.exception, [e.value for e in app.exception]
+        assert not app.error, [e.value for e in app.error]
+        shown = app.dataframe[-1].value
+        assert list(shown.columns) == list(VERDICT_COLUMNS)
+        captions = " ".join(caption.value for caption in app.caption)
+        assert f"the {md(interval)} interval" in captions
+        assert ("Hodges-Lehmann estimate" in captions) == (name == "wilcoxon")
+        [test] = [box for box in app.selectbox if box.label == "Paired test"]
