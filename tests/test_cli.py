@@ -212,6 +212,20 @@ def test_a_question_one_configuration_does_not_score_shows_as_missing(
     assert out == "question,a,b\nq1,0.0,1.0\nq2,0.0,\nq9,,0.0\nmean,0.0,0.5\n"
 
 
+def test_a_workspace_may_name_files_outside_its_folder(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (files / "ws").mkdir()
+    (files / "ws" / "contextgrid.toml").write_text(
+        'qrels = "../qrels.trec"\n[[config]]\nname = "a"\nrun = "../a.trec"\n'
+    )
+    status, out, err = run_main(capsys, "evaluate", "--workspace", "ws", "--metrics", "recall", "--k", "1,3")
+    assert (status, err) == (0, "")
+    # q1: c1 of c1, c2 at rank 2 (1/2); q2: c4 at rank 2 (1); q3 has nothing relevant and is left out.
+    assert out == (
+        "metric         a\nrecall@1  0.0000\nrecall@3  0.7500\n\n"
+        "a: 2 questions scored, all answered; 1 judged question left out (no relevant chunk)\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [

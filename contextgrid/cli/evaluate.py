@@ -216,7 +216,9 @@ def _load_all(workspace: Workspace) -> None:
     sizes = {path: file_size(path) for path in steps}
     with FileProgress(list(sizes.values())) as progress:
         for path, (load, name) in steps.items():
-            with progress.step(str(path.relative_to(workspace.root)), sizes[path]):
+            # A manifest may name files outside its folder (../runs/x.trec): those are shown as named.
+            shown = path.relative_to(workspace.root) if path.is_relative_to(workspace.root) else path
+            with progress.step(str(shown), sizes[path]):
                 load(name)
 
 
