@@ -139,6 +139,17 @@ _LINT = r"""(plot) => {
     const labels = [...axis.querySelectorAll('text')].filter(shown).map((t) => t.textContent);
     labels.filter((l, i) => labels.indexOf(l) !== i).forEach((l) => problems.push(['repeated tick', l]));
   });
+  // Points of a scatter squeezed into a sliver of the x axis: something else (an annotation placed in the wrong
+  // units) stretched the axis.
+  const xs = (plot._fullData || []).filter((t) => t.type === 'scatter' && t.xaxis === 'x' && t.visible === true)
+    .flatMap((t) => [...(t.x || [])]).filter((x) => typeof x === 'number' && isFinite(x));
+  const axis = plot._fullLayout && plot._fullLayout.xaxis;
+  if (xs.length > 1 && axis && axis.type !== 'category') {
+    const at = (x) => (axis.type === 'log' ? Math.log10(x) : x);
+    const drawn = xs.filter((x) => axis.type !== 'log' || x > 0).map(at);
+    const span = Math.max(...drawn) - Math.min(...drawn), range = axis.range[1] - axis.range[0];
+    if (span > 0 && span < 0.2 * Math.abs(range)) problems.push(['points squeezed', `x axis ${axis.range}`]);
+  }
   const legend = plot.querySelector('.legend');
   const area = plot.querySelector('.nsewdrag');
   if (legend && area) {

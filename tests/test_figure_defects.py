@@ -4,10 +4,12 @@ a span map's first gold row and its folded stretches, the pivot's averages, the 
 
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
 import plotly.graph_objects as go
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -126,3 +128,19 @@ def test_log_ticks_by_hand() -> None:
 def test_plot_text_keeps_plotly_markup_out() -> None:
     figure = go.Figure(go.Bar(y=[plot_text("<b>x</b>")], x=[1]))
     assert figure.data[0].y == ("&lt;b&gt;x&lt;/b&gt;",)
+
+
+def test_the_budget_at_which_two_configurations_part_is_annotated_in_log_units() -> None:
+    """On a log axis plotly places an annotation at the log10 of its x: given the budget itself, the label
+    stretched the axis to 10^150 and squeezed both curves into its left edge."""
+    from contextgrid.render.budget_figures import budget_pair_plot
+
+    index = pd.MultiIndex.from_product([["a", "b"], [150, 1_000, 10_000]], names=["config", "budget"])
+    means = pd.DataFrame(
+        {"evidence_recall": [0.1, 0.5, 0.9, 0.2, 0.4, 0.8], "characters": [100.0] * 6, "chunks": [1] * 6}, index=index
+    )
+    figure = budget_pair_plot(means, "a", "b", parting=150)
+    [note] = figure.layout.annotations
+    assert note.x == pytest.approx(math.log10(150))
+    assert "150" in note.text
+    assert figure.layout.shapes[0].x0 == 150  # a shape is in the axis's own units

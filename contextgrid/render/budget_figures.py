@@ -169,11 +169,17 @@ def budget_pair_plot(
             )
         )
     if parting is not None:
-        figure.add_vline(
-            x=parting,
-            line={"color": "#6b6b6b", "dash": "dot"},
-            annotation={"text": f"they part at {parting:,} {unit}", "yanchor": "bottom"},
-            annotation_position="bottom right",
+        figure.add_vline(x=parting, line={"color": "#6b6b6b", "dash": "dot"})
+        # An annotation on a log axis is placed at the log10 of its x (a shape is not): given the budget itself,
+        # add_vline's own annotation stretched the axis to 10^budget and squeezed the curves into its left edge.
+        figure.add_annotation(
+            x=float(np.log10(parting)),
+            y=1,
+            yref="paper",
+            xanchor="left",
+            yanchor="top",
+            text=f"they part at {parting:,} {unit}",
+            showarrow=False,
         )
     figure.update_layout(
         title={"text": f"Evidence recall at equal budgets: {plot_text(a)} against {plot_text(b)}"},

@@ -438,7 +438,8 @@ def precision_recall_plot(
         xaxis={"title": f"{plot_text(label)} (chunk level)", "range": [-0.03, 1.05]},
         # Up to two decimals, the zeros dropped: ".0%" wrote 2.5% as "3%", beside a "2%" and another "3%".
         yaxis={"title": "mean character precision", "tickformat": ".2~%", "rangemode": "tozero"},
-        legend=_LEGEND_BELOW,
+        # Legend marks of one size: a ring drawn small on a shared point is no smaller a configuration.
+        legend={**_LEGEND_BELOW, "itemsizing": "constant"},
     )
     return finish(figure, height=420 + legend, margin={"t": top, "b": legend + 60})
 
