@@ -172,7 +172,8 @@ def test_two_runs_of_the_same_name_are_refused_not_renamed() -> None:
     assert not app.exception
     assert errors(app) == [
         md(
-            "workspace_from_files('uploaded'): the runs 'run_good.trec' and 'run_good.trec' would both be "
+            # Said to a visitor, who called no library function: no "workspace_from_files('uploaded'): " before it.
+            "The runs 'run_good.trec' and 'run_good.trec' would both be "
             "configuration 'run_good' (a configuration is named after its run file, up to the first dot); rename one"
         )
     ]
