@@ -7,6 +7,8 @@ import html
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contextgrid.metrics.base import DEFAULT_K
 from contextgrid.render.document import SPAN_CLASSES
@@ -136,3 +138,20 @@ def test_every_cause_the_bars_name_is_said_in_words_beside_its_colour(sample: tu
     for cause in BAR_ORDER:
         assert f"background:{CAUSE_COLOURS[cause]};" in legend
         assert f"{cause}</dt><dd>{html.escape(CAUSE_WORDS[cause])}</dd>" in legend
+
+
+@given(st.lists(st.sampled_from(["hit", "partial", "split", "ranked_low", "not_retrieved", "no_gold"]), max_size=40))
+def test_failing_questions_are_taken_one_of_each_cause_in_turn(causes: list[str]) -> None:
+    """Against a plain round robin over the causes in their order, each cause's questions in the order given."""
+    import pandas as pd
+
+    from contextgrid.render.report import _FAILURE_ORDER, _interleaved
+
+    order = pd.Index([f"q{i}" for i in range(len(causes))])
+    queues = {cause: [q for q, c in zip(order, causes, strict=True) if c == cause] for cause in _FAILURE_ORDER}
+    expected: list[str] = []
+    while any(queues.values()) and len(expected) < WORST:
+        for cause in _FAILURE_ORDER:
+            if queues[cause] and len(expected) < WORST:
+                expected.append(queues[cause].pop(0))
+    assert _interleaved(pd.Series(causes, index=order), order) == expected

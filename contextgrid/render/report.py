@@ -113,13 +113,14 @@ def _grid_table(workspace: Workspace, config: str) -> str:
 def _interleaved(causes: pd.Series, order: pd.Index) -> list[str]:
     """Up to :data:`WORST` failing questions, taking in turn the next of each cause of :data:`_FAILURE_ORDER`
     (each cause's questions in ``order``): ten rows of one kind of failure tell less than one of each."""
-    queues = {cause: [q for q in order if causes.get(q) == cause] for cause in _FAILURE_ORDER}
-    chosen: list[str] = []
-    while len(chosen) < WORST and any(queues.values()):
-        for cause in _FAILURE_ORDER:
-            if queues[cause] and len(chosen) < WORST:
-                chosen.append(queues[cause].pop(0))
-    return chosen
+    import pandas as pd
+
+    frame = pd.DataFrame({"cause": causes.reindex(order).to_numpy()}, index=order)
+    frame = frame[frame["cause"].isin(_FAILURE_ORDER)]
+    # Each question's turn within its cause, then the causes in their order within a turn.
+    frame["turn"] = frame.groupby("cause", sort=False).cumcount()
+    frame["place"] = frame["cause"].map({cause: place for place, cause in enumerate(_FAILURE_ORDER)})
+    return [str(question) for question in frame.sort_values(["turn", "place"], kind="stable").index[:WORST]]
 
 
 def _worst_questions(
