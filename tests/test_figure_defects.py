@@ -144,3 +144,12 @@ def test_the_budget_at_which_two_configurations_part_is_annotated_in_log_units()
     assert note.x == pytest.approx(math.log10(150))
     assert "150" in note.text
     assert figure.layout.shapes[0].x0 == 150  # a shape is in the axis's own units
+
+
+def test_the_interval_plot_says_one_comparison_in_the_singular() -> None:
+    from contextgrid.render.intervals import interval_plot
+    from contextgrid.significance import compare_configurations
+
+    scores = {"a": {"q1": 0.0, "q2": 1.0, "q3": 0.5}, "b": {"q1": 1.0, "q2": 1.0, "q3": 0.5}}
+    one = interval_plot(compare_configurations(scores, baseline="a", metric="recall@5", correction="holm"))
+    assert "holm-corrected for 1 comparison," in one.layout.title.text

@@ -171,8 +171,8 @@ def _subtitle(table: ComparisonTable) -> str:
     if first.correction == "none":
         corrected = f"{format_level(first.ci_level)} intervals, p-values not corrected"
     else:
-        corrected = (
-            f"p-values and interval levels {first.correction}-corrected for {len(table.comparisons)} comparisons"
+        corrected = f"p-values and interval levels {first.correction}-corrected for {len(table.comparisons)} " + (
+            "comparison" if len(table.comparisons) == 1 else "comparisons"
         )
     return f"{first.test} test with its {first.interval_name} intervals, {corrected}, alpha {first.alpha:g}"
 
