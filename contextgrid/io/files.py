@@ -257,7 +257,10 @@ class Source:
     an :class:`~contextgrid.core.errors.InputFileError` naming the file, the
     limit and how to raise it, as soon as it is passed. With ``within``, the
     file must lie inside one of those folders once its links are followed
-    (:func:`confined`), and it is the resolved file that is read.
+    (:func:`confined`), and it is the resolved file that is read. ``share``
+    holds a format that takes many times its size to read to
+    ``max_bytes // share`` (:data:`JSON_SHARE`); :attr:`limit` is what the
+    file may hold.
     """
 
     def __init__(
