@@ -12,6 +12,7 @@ functions that use them), so that it answers as soon as it can.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -174,6 +175,9 @@ async def _lifespan(_: object) -> AsyncIterator[None]:
     # Scoring on a thread, so that the server answers at once; the first visit finds the work done or under way.
     # When the server stops, the uploads go with it.
     threading.Thread(target=_prepare_default, name="contextgrid-prepare", daemon=True).start()
+    from pages._uploads import serve_on
+
+    serve_on(asyncio.get_running_loop())  # where sessions whose uploads are reaped are closed
     yield
     from pages._uploads import remove_uploads
 

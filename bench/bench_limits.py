@@ -167,9 +167,9 @@ def _resident(pid: int) -> int:
 
 def sessions(folder: Path, *, count: int = 6, size: int = 26_000_000) -> bool:
     """``count`` browser sessions each upload a different run of ``size`` bytes to one dashboard server, then
-    close; the server's resident memory before, with them and once they are gone (Streamlit keeps a closed tab's
-    session two minutes, the server reaps its uploads within 15 s after), which must come back within 20% of
-    where it started. Prints the figures; whether it passed."""
+    close; the server's resident memory before, with them and once they are gone (a closed tab may reconnect for
+    90 s, and the server reaps its session within 15 s after), which must come back within 20% of where it
+    started. Prints the figures; whether it passed."""
     import socket
     import urllib.request
 
@@ -220,8 +220,16 @@ def sessions(folder: Path, *, count: int = 6, size: int = 26_000_000) -> bool:
                 expect(sidebar.get_by_role("region", name="Qrels")).to_be_visible(timeout=120_000)
                 for name, path in (("Qrels", qrels), ("Runs (one configuration each)", run)):
                     region = sidebar.get_by_role("region", name=name)
-                    region.locator("input[type='file']").set_input_files(str(path))
-                    expect(region.get_by_test_id("stFileChipName")).to_have_text(path.name, timeout=120_000)
+                    # Streamlit's uploader now and then drops a file given while the page settles: given again.
+                    for attempt in range(3):
+                        region.locator("input[type='file']").set_input_files(str(path))
+                        try:
+                            expect(region.get_by_test_id("stFileChipName")).to_have_text(path.name, timeout=60_000)
+                            break
+                        except AssertionError:
+                            if attempt == 2:
+                                raise
+                    page.wait_for_load_state("networkidle")
                 expect(page.get_by_test_id("stDataFrame").first).to_contain_text(run.stem, timeout=300_000)
             held = _resident(server.pid)
             for context in contexts:
@@ -229,7 +237,7 @@ def sessions(folder: Path, *, count: int = 6, size: int = 26_000_000) -> bool:
             browser.close()
         closed = time.perf_counter()
         uploads = list(temporary.glob("contextgrid-uploads-*"))
-        while time.perf_counter() - closed < 300 and any(any(root.glob("session-*")) for root in uploads):
+        while time.perf_counter() - closed < 400 and any(any(root.glob("session-*")) for root in uploads):
             time.sleep(2)
         gone = time.perf_counter() - closed
         time.sleep(5)
@@ -240,8 +248,8 @@ def sessions(folder: Path, *, count: int = 6, size: int = 26_000_000) -> bool:
     passed = after <= 1.2 * start
     print(
         f"{count} sessions x {size / 1e6:.0f} MB runs: server {start / MIB:.0f} MiB at the start, {held / MIB:.0f} MiB "
-        f"with them, {after / MIB:.0f} MiB once their uploads were reaped ({gone:.0f} s after they closed): "
-        f"{after / start:.2f} of the start ({'PASS' if passed else 'MISS'}: within 20%)"
+        f"with them, {after / MIB:.0f} MiB once their uploads were reaped ({gone:.0f} s after they closed; a closed "
+        f"tab has 90 s to reconnect): {after / start:.2f} of the start ({'PASS' if passed else 'MISS'}: within 20%)"
     )
     return passed
 

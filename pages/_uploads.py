@@ -2,10 +2,10 @@
 
 The readers take paths, so uploads are written to disk: each session gets a
 private folder (mode 0700) with an unguessable name under :func:`uploads_root`,
-removed once its session has been gone for longer than a closed tab has to
-reconnect (Streamlit's ``server.disconnectedSessionTTL``, two minutes; a
-thread looks every 15 s, :func:`reap`) or when the server stops, with what
-its uploads left in the server's caches. Inside it, a set
+removed once its session has been gone for a minute and a half (a closed
+tab's time to reconnect, Streamlit's ``server.disconnectedSessionTTL``,
+less 30 s; a thread looks every 15 s, :func:`reap`) or when the server
+stops, with the session itself and what its uploads left in the caches. Inside it, a set
 of uploads lives in a folder named after its content, so the same files are
 the same source; an uploaded file is only ever read as data (a run, qrels,
 chunks …), never as a manifest.
@@ -13,7 +13,10 @@ chunks …), never as a manifest.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import concurrent.futures
+import contextlib
 import functools
 import gzip
 import hashlib
@@ -131,11 +134,40 @@ def session_exists(session: str) -> bool:
 
 
 def grace() -> float:
-    """How long, in seconds, a session's uploads outlive its last connection: Streamlit's
-    ``server.disconnectedSessionTTL`` (2 minutes by default), the time a closed tab has to reconnect."""
+    """How long, in seconds, a session's uploads outlive its last connection: the time Streamlit gives a closed
+    tab to reconnect (``server.disconnectedSessionTTL``, 2 minutes by default) less two of :data:`REAP_EVERY`, so
+    that the session is ended while Streamlit still holds it (90 s by default)."""
     import streamlit as st
 
-    return float(st.get_option("server.disconnectedSessionTTL"))
+    return max(0.0, float(st.get_option("server.disconnectedSessionTTL")) - 2 * REAP_EVERY)
+
+
+_LOOP: list[asyncio.AbstractEventLoop] = []
+"""The server's event loop, once it serves (:func:`serve_on`): where a session is closed."""
+
+
+def serve_on(loop: asyncio.AbstractEventLoop) -> None:
+    """Record the event loop the server runs on (called from the server's lifespan, on that loop)."""
+    _LOOP[:] = [loop]
+
+
+def _close_session(session: str) -> None:
+    """End Streamlit's session ``session`` for good, on the server's loop, and wait for it.
+
+    Streamlit keeps a closed tab's session to let it reconnect, then forgets it without shutting it down: its
+    state, the files its uploaders hold and its media stay in memory. Closing it frees them.
+    """
+    from streamlit.runtime import Runtime
+
+    if not _LOOP or not _serving():
+        return
+
+    async def close() -> None:
+        Runtime.instance().close_session(session)
+
+    # A loop that has stopped, or does not answer: the server is stopping, and its uploads go with it.
+    with contextlib.suppress(RuntimeError, TimeoutError, concurrent.futures.TimeoutError):
+        asyncio.run_coroutine_threadsafe(close(), _LOOP[0]).result(timeout=30)
 
 
 def reap(
@@ -148,8 +180,8 @@ def reap(
     than ``after`` seconds (default :func:`grace`). With each go what its uploads left in the caches and what
     Streamlit still holds of the session's uploaded files; the folders removed.
 
-    Streamlit drops a closed tab's session once its time to reconnect has passed, but not the bytes of the files
-    it uploaded: those are released here.
+    Streamlit forgets a closed tab's session once its time to reconnect has passed, without shutting it down:
+    the session is closed here (:func:`_close_session`), and the bytes its uploaders hold released.
     """
     waited = grace() if after is None else after
     with _LOCK:
@@ -162,6 +194,7 @@ def reap(
         for session, _ in ended:
             del _OWNED[session]
     for session, folder in ended:
+        _close_session(session)
         _drop_uploaded_files(session)
         folder.remove()
     return [folder.path for _, folder in ended]

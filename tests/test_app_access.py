@@ -286,10 +286,10 @@ def test_without_a_server_no_session_exists_and_no_reaper_runs() -> None:
     folder = _uploads.SessionFolder(session="never-a-streamlit-session")
     assert "contextgrid-upload-reaper" not in [thread.name for thread in threading.enumerate()]
     assert not _uploads.session_exists("never-a-streamlit-session")
-    assert _uploads.grace() == 120  # Streamlit's server.disconnectedSessionTTL
+    assert _uploads.grace() == 90  # Streamlit's server.disconnectedSessionTTL, less two rounds of the reaper
     assert _uploads.reap() == []
-    # Two minutes and a second after it was last seen: gone.
-    assert _uploads.reap(now=lambda: folder.last_active + 121) == [folder.path]
+    # A minute and a half and a second after it was last seen: gone.
+    assert _uploads.reap(now=lambda: folder.last_active + 91) == [folder.path]
     assert not folder.path.exists()
 
 
