@@ -582,7 +582,7 @@ def test_an_uploaded_run_past_the_expanded_limit_is_named_and_the_rest_are_shown
         f"big.trec.gz: expected at most 1 MiB once decompressed (the limit max_bytes=1048576), got more; {SIZE_HINT}"
     )
     assert [warning.value for warning in app.warning] == [
-        f"1 configuration could not be read and is left out; the other 1 are shown.\n\n- **big**: {md(error)}"
+        f"1 configuration could not be read and is left out; the other one is shown.\n\n- **big**: {md(error)}"
     ]
     assert app.dataframe[0].value.index.tolist() == ["good"]
     folder.remove()
