@@ -117,9 +117,15 @@ class GateResult:
             f"{c.mean_b:.4f}, a difference "
             f"of {format_signed(c.difference)} ({interval_phrase(self.shifted)} {interval}, each end a "
             f"{format_level(self.level)} one-sided bound).",
-            f"One-sided {c.test} test of '{hypothesis}' at level {self.alpha:g}: {p_text}.",
-            *limits(c),
+            f"One-sided {c.test} test of '{hypothesis}' at level {self.alpha:g}: {p_text}"
+            + (" (no drawn sign flip was as extreme)." if self._at_resolution() else "."),
+            *limits(c, resolution=False, one_sided=True),
         ]
+
+    def _at_resolution(self) -> bool:
+        """Whether the shifted test's p-value is the least its drawn sign flips can give."""
+        shifted = self.shifted
+        return shifted.p_resolution > 0.0 and shifted.p_value <= shifted.p_resolution * (1.0 + 1e-9)
 
     def to_dict(self) -> dict[str, Any]:
         """The numbers and the answer as plain values (infinite bounds as ``None``)."""

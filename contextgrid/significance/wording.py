@@ -145,9 +145,13 @@ def verdict_phrase(comparison: PairedComparison, *, digits: int = 4) -> str:
     )
 
 
-def limits(comparison: PairedComparison, *, digits: int = 3) -> list[str]:
+def limits(
+    comparison: PairedComparison, *, digits: int = 3, resolution: bool = True, one_sided: bool = False
+) -> list[str]:
     """What limits the verdict, one sentence each: the questions that differ and the smallest p-value they allow,
-    a p-value past the resampling's resolution, the power, and the correction where it decided.
+    a p-value past the resampling's resolution (unless ``resolution`` is False, for a caller that reports
+    another p-value), the power, and the correction where it decided. ``one_sided`` states the power's level as
+    the one-sided test's that the two-sided one at twice the level reads on one side (the gate's).
 
     Examples
     --------
@@ -171,7 +175,7 @@ def limits(comparison: PairedComparison, *, digits: int = 3) -> list[str]:
         )
     else:
         sentences.append(f"{c.differing:,} of {c.n_questions:,} questions differ.")
-    if c.p_resolution > 0.0 and c.p_value <= c.p_resolution * (1.0 + 1e-9):
+    if resolution and c.p_resolution > 0.0 and c.p_value <= c.p_resolution * (1.0 + 1e-9):
         sentences.append(
             f"No sign flip of the {c.n_resamples:,} drawn was as extreme: p is below what they resolve "
             f"({format_p(c.p_value, resolution=c.p_resolution)})."
@@ -179,7 +183,8 @@ def limits(comparison: PairedComparison, *, digits: int = 3) -> list[str]:
     if c.detectable is not None:
         sentences.append(
             f"With {c.n_questions:,} questions and this spread of differences, the smallest difference found with "
-            f"80% power at level {level:.3g} is about {c.detectable:.{digits}f} (normal-theory t approximation)."
+            f"80% power at {'one-sided level ' if one_sided else 'level '}{level / 2 if one_sided else level:.3g} is "
+            f"about {c.detectable:.{digits}f} (normal-theory t approximation)."
         )
     elif c.differing:
         sentences.append("Every question differs by the same amount: there is no spread to judge power by.")
