@@ -401,9 +401,10 @@ def test_command_prints_the_summary_in_every_format(
     summary = workspace_summary(cg.load_workspace(workspace_root))
     status, out, err = run_command(monkeypatch, capsys, str(workspace_root), "--format", "json")
     assert (status, err) == (0, "")
-    shown = json.loads(out)
-    assert list(shown) == list(summary.index)
-    for config, values in shown.items():
+    shown = json.loads(out)  # one object per configuration, named by its "config"
+    assert [row["config"] for row in shown] == list(summary.index)
+    for row in shown:
+        config, values = row["config"], {name: value for name, value in row.items() if name != "config"}
         assert list(values) == list(summary.columns)
         assert values["answers"] == len(SWEEP_ITEMS)
         assert isinstance(values["answers"], int)

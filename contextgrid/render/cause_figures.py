@@ -59,8 +59,8 @@ def cause_bars(counts: pd.DataFrame, k: int) -> go.Figure:
     >>> counts = pd.DataFrame({"hit": [3, 1], "split": [0, 2]}, index=["bm25-200", "dense-500"])
     >>> figure = cause_bars(counts, 5)
     >>> [trace.name for trace in figure.data]
-    ['hit', 'split', 'ranked_low', 'not_retrieved', 'unresolved', 'no_gold']
-    >>> figure.data[1].x
+    ['hit', 'partial', 'split', 'ranked_low', 'not_retrieved', 'unresolved', 'no_gold']
+    >>> figure.data[2].x
     (0, 2)
     """
     import plotly.graph_objects as go
@@ -109,7 +109,7 @@ def selected_bar(selection: Mapping[str, Any], configs: Sequence[str]) -> tuple[
     Examples
     --------
     >>> from contextgrid.render.cause_figures import selected_bar
-    >>> selected_bar({"points": [{"curve_number": 1, "point_index": 0}]}, ["bm25-200", "dense-500"])
+    >>> selected_bar({"points": [{"curve_number": 2, "point_index": 0}]}, ["bm25-200", "dense-500"])
     ('bm25-200', 'split')
     >>> selected_bar({"points": []}, ["bm25-200"]) is None
     True
