@@ -132,7 +132,10 @@ FAVICON = (
 
 
 def _dashboard() -> None:
-    from pages import _state
+    from pages import FIRST_IMPORTS
+
+    with FIRST_IMPORTS:
+        from pages import _state
 
     st.set_page_config(page_title="contextgrid", page_icon=FAVICON, layout="wide")
     _state.restore_from_url()
@@ -152,13 +155,20 @@ def _dashboard() -> None:
     navigation.run()
 
 
-def _prepare_default() -> None:
-    """Score the default workspace and lay out its grid, as a first visit to the Overview would.
+def _prepare_default(loop: asyncio.AbstractEventLoop) -> None:
+    """Score the default workspace and lay out its grid, as a first visit to the Overview would, after telling the
+    uploads which loop the server runs on (where sessions whose uploads are reaped are closed).
 
     A workspace that cannot be read is only mentioned here: the page says what is wrong when it is opened.
     """
-    from contextgrid import ContextGridError
-    from pages import _data, _server
+    from pages import FIRST_IMPORTS
+
+    with FIRST_IMPORTS:
+        from contextgrid import ContextGridError
+        from pages import _data, _server
+        from pages._uploads import serve_on
+
+    serve_on(loop)
 
     started = time.perf_counter()
     root = _server.settings().workspace
@@ -174,10 +184,8 @@ def _prepare_default() -> None:
 async def _lifespan(_: object) -> AsyncIterator[None]:
     # Scoring on a thread, so that the server answers at once; the first visit finds the work done or under way.
     # When the server stops, the uploads go with it.
-    threading.Thread(target=_prepare_default, name="contextgrid-prepare", daemon=True).start()
-    from pages._uploads import serve_on
-
-    serve_on(asyncio.get_running_loop())  # where sessions whose uploads are reaped are closed
+    loop = asyncio.get_running_loop()
+    threading.Thread(target=_prepare_default, args=(loop,), name="contextgrid-prepare", daemon=True).start()
     yield
     from pages._uploads import remove_uploads
 
