@@ -240,7 +240,7 @@ def sessions(folder: Path, *, count: int = 6, size: int = 26_000_000) -> bool:
         while time.perf_counter() - closed < 400 and any(any(root.glob("session-*")) for root in uploads):
             time.sleep(2)
         gone = time.perf_counter() - closed
-        time.sleep(5)
+        time.sleep(20)  # a round of the reaper more: what the sessions' threads freed last goes back too
         after = _resident(server.pid)
     finally:
         server.terminate()

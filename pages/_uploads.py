@@ -215,9 +215,16 @@ def _start_reaper() -> threading.Thread:
     on for up to 25 minutes.)"""
 
     def loop() -> None:
+        # A closed session's threads and buffers are freed a little after it is closed: the next two rounds hand
+        # that memory back too.
+        pending = 0
         while True:
             time.sleep(REAP_EVERY)
-            reap()
+            if reap():
+                pending = 2
+            elif pending:
+                pending -= 1
+                release_memory()
 
     thread = threading.Thread(target=loop, name="contextgrid-upload-reaper", daemon=True)
     thread.start()
