@@ -1,6 +1,11 @@
 from __future__ import annotations
 
 import filecmp
+import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -431,4 +436,99 @@ def test_the_command_line_asks_for_force_before_writing_into_a_folder_it_did_not
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["mine.txt"]
     assert main([*argv, "--sizes", "120", "--retrievers", "bm25", "--force"]) == 0
     assert (tmp_path / "out" / "mine.txt").read_text() == "mine"
+    assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0",)
+
+
+def letters(texts: list[str]) -> list[list[float]]:
+    """A toy embedder that embeds any text: how often each letter a-z occurs."""
+    return [[float(text.lower().count(chr(97 + i))) for i in range(26)] for text in texts]
+
+
+def test_a_run_that_retrieved_nothing_fails_its_configuration_and_the_workspace_reads(tmp_path: Path) -> None:
+    # No word of the question is in the documents: BM25 retrieves nothing; the letters still place it.
+    items = [cg.EvalItem("q1", "Zyzzyva qwxj?", anchors=ITEMS[0].anchors)]
+    grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25", "dense"])
+    log = cg.WarningLog()
+    report = sweep(DOCUMENTS, items, grid, tmp_path, embedder=letters, warnings=log)
+    assert report.written == ("dense-recursive-120-0",)
+    assert report.failed["bm25-recursive-120-0"].startswith(
+        "ContextGridError: it retrieved no chunk for any question (do the questions share no word with the documents?)"
+    )
+    assert any(entry.subject == "bm25-recursive-120-0" for entry in log)
+    assert not (tmp_path / "runs" / "bm25-recursive-120-0.trec").exists()
+    workspace = cg.load_workspace(tmp_path)
+    assert workspace.names == ("dense-recursive-120-0",)
+    chunks = read_chunks(tmp_path / "chunks" / "recursive-120-0.jsonl")
+    assert len(chunks) <= 20  # so depth 20 retrieves every chunk, the gold ones among them
+    results = workspace.evaluate(ks=[20], metrics=["recall"])
+    assert results["dense-recursive-120-0"].scores["recall@20"] == 1.0
+
+
+def test_a_sweep_of_runs_that_retrieved_nothing_is_refused_and_says_why(tmp_path: Path) -> None:
+    items = [cg.EvalItem("q1", "Zyzzyva qwxj?", anchors=ITEMS[0].anchors)]
+    grid = sweep_grid(chunkers=["recursive"], sizes=[120], overlaps=[0], retrievers=["bm25"])
+    with pytest.raises(cg.ContextGridError, match=r"every configuration failed.*retrieved no chunk for any question"):
+        sweep(DOCUMENTS, items, grid, tmp_path)
+    assert not (tmp_path / "contextgrid.toml").exists()
+
+
+STALLING = """\
+import pathlib, time
+
+def encode(texts):
+    pathlib.Path("embedding").touch()  # the test's cue to send its signal
+    time.sleep(120)  # a signal ends this early; 120 s bounds the wait if none comes
+    raise AssertionError("no signal came")
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "name", "status"), [(signal.SIGINT, "SIGINT", 130), (signal.SIGTERM, "SIGTERM", 143)]
+)
+def test_a_signal_stops_a_sweep_with_a_line_and_its_status_and_the_rerun_takes_the_folder_up(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    signum: int,
+    name: str,
+    status: int,
+) -> None:
+    (tmp_path / "stalling.py").write_text(STALLING)
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")
+    argv = ["sweep", "documents.jsonl", "questions.jsonl", "-o", "out", "--sizes", "120"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "contextgrid.cli.main", *argv, "--retrievers", "dense", "--embedder", "stalling:encode"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "embedding").exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert (tmp_path / "embedding").exists(), f"the sweep never embedded; exit status {process.poll()}"
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert (process.returncode, out) == (status, "")
+    assert err == (
+        f"contextgrid: sweep stopped by {name} before it finished; run it again into out "
+        "(it replaces the files it wrote there)\n"
+    )
+    # Every file it left is on its list, the list included nothing half-written.
+    listed = set(json.loads((tmp_path / "out" / LEDGER).read_text()))
+    left = {str(path.relative_to(tmp_path / "out")) for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    assert left - {LEDGER} == {
+        "documents.jsonl",
+        "questions.jsonl",
+        "chunks/recursive-120-0.jsonl",
+        "qrels/recursive-120-0.trec",
+    }
+    assert left - {LEDGER} <= listed
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--retrievers", "bm25"]) == 0
+    assert capsys.readouterr().out.startswith("wrote 1 configuration to out\n")
     assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0",)

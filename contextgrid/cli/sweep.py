@@ -5,16 +5,32 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import cast
 
 from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.tables import printable
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.log import WarningLog
 from contextgrid.index.embeddings import Embedder, FitsOnCorpus
 
 __all__ = ["COMMAND", "load_embedder"]
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the sweep is, as SIGINT raises KeyboardInterrupt: it stops the same way, its list of
+    written files saved. A BaseException, so that no ``except Exception`` takes it for a failing configuration."""
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    raise _Terminated
+
+
+STOPS: dict[type[BaseException], tuple[str, int]] = {KeyboardInterrupt: ("SIGINT", 130), _Terminated: ("SIGTERM", 143)}
+"""What stops a sweep early: the signal's name and the exit status the shell gives a process it ended, 128 + its
+number."""
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -133,6 +149,26 @@ def _configure_sweep(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_sweep(args: argparse.Namespace) -> int:
+    """The sweep, SIGTERM stopping it as SIGINT does; either ends it with a line saying so and 128 + the signal's
+    number as the exit status, as the shell gives a process the signal ended."""
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _sweep(args)
+    except tuple(STOPS) as stop:
+        name, status = STOPS[type(stop)]
+        if sys.stderr.isatty():
+            print(file=sys.stderr)  # end the progress line
+        print(
+            f"contextgrid: sweep stopped by {name} before it finished; run it again into "
+            f"{printable(str(args.output))} (it replaces the files it wrote there)",
+            file=sys.stderr,
+        )
+        return status
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _sweep(args: argparse.Namespace) -> int:
     from contextgrid.io import read_documents, read_questions
     from contextgrid.workspace.sweep import sweep, sweep_grid
 

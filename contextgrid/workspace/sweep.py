@@ -33,14 +33,19 @@ chunking's qrels and runs are then JSON Lines (``.jsonl``), which hold any id.
 
 A configuration that fails is reported in the returned :class:`SweepReport`
 (and in ``warnings``) and left out of the manifest; the others are still
-written.
+written. One whose run holds no chunk for any question (say, no question shares
+a word with the documents) fails so: its run would be an empty file, which
+the workspace's readers refuse.
 
 A sweep lists the files it wrote in ``.contextgrid-sweep.json``. It refuses
 a folder that holds files but no such list unless ``force=True``; sweeping
 again into its own folder replaces its files and removes those of its
 earlier sweeps that the new manifest no longer names (only files on that
 list). Any other file in the way is refused unless ``force=True``; files it
-did not write are never deleted.
+did not write are never deleted. The list names each file before the file
+is written, and is replaced whole (as the manifest is), so a sweep stopped at
+any point (an error, SIGINT, SIGTERM) leaves a folder the next sweep into it
+takes up.
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ from contextgrid.io import (
     write_questions,
     write_run,
 )
+from contextgrid.io.files import write_output
 from contextgrid.workspace.manifest import manifest_text
 from contextgrid.workspace.model import MANIFEST
 
@@ -227,9 +233,10 @@ class _Ledger:
                 f"{target} exists and was not written by a sweep, so it is left alone; "
                 "pass --force (force=True) to replace it, or sweep into another folder"
             )
+        self.wrote.add(relative)
+        self.save()  # listed before it is written: a sweep stopped while writing it leaves it on the list
         target.parent.mkdir(parents=True, exist_ok=True)
         target.unlink(missing_ok=True)
-        self.wrote.add(relative)
         return target
 
     def remove_stale(self) -> tuple[str, ...]:
@@ -241,10 +248,11 @@ class _Ledger:
             if target.parent != self.root and target.parent.is_dir() and not any(target.parent.iterdir()):
                 target.parent.rmdir()
         self.owned -= set(stale)
+        self.save()
         return tuple(stale)
 
     def save(self) -> None:
-        (self.root / LEDGER).write_text(json.dumps(sorted(self.owned | self.wrote), indent=1) + "\n")
+        write_output(self.root / LEDGER, json.dumps(sorted(self.owned | self.wrote), indent=1) + "\n", overwrite=True)
 
 
 def _qualified_name(embedder: object) -> str:
@@ -348,13 +356,13 @@ def sweep(
     for entry in resolving:
         log.add(entry.severity, entry.stage, entry.subject, entry.message)
     questions = {item.id: item.question for item in resolved}
-    write_documents(documents, ledger.claim("documents.jsonl"))
-    write_questions(items, ledger.claim("questions.jsonl"))
 
     chunkings: dict[str, tuple[tuple[Chunk, ...], str]] = {}
     written: list[tuple[SweepConfig, str]] = []
     failed: dict[str, str] = {}
     try:
+        write_documents(documents, ledger.claim("documents.jsonl"))
+        write_questions(items, ledger.claim("questions.jsonl"))
         for config in configs:
             if progress is not None:
                 progress(config.name)
@@ -373,6 +381,11 @@ def sweep(
                 chunks, suffix = chunkings[config.chunking]
                 index = build_index(config.retriever, chunks, **options.build(config.retriever))
                 run = retrieve_scored(index, questions, config.depth)
+                if not any(run.values()):
+                    raise ContextGridError(
+                        "it retrieved no chunk for any question (do the questions share no word with the "
+                        "documents?), and a run without a line is not a run the workspace could read"
+                    )
                 write_run(run, ledger.claim(f"runs/{config.name}{suffix}"), tag=config.name)
             except OutputExistsError:
                 raise
@@ -383,7 +396,8 @@ def sweep(
             written.append((config, suffix))
         if not written:
             raise ContextGridError(f"sweep: every configuration failed: {failed}")
-        ledger.claim(MANIFEST).write_text(
+        write_output(
+            ledger.claim(MANIFEST),
             manifest_text(
                 name,
                 [
@@ -407,7 +421,8 @@ def sweep(
                 comment="Written by contextgrid sweep.",
                 documents="documents.jsonl",
                 questions="questions.jsonl",
-            )
+            ),
+            overwrite=True,
         )
         removed = ledger.remove_stale()
     finally:
