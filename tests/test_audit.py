@@ -218,6 +218,23 @@ def test_audit_finds_the_planted_duplicate_and_the_unlabelled_copy(
     assert out.rstrip().endswith("1 duplicate_question, 1 unresolved_gold, 1 gold_share, 1 possible_missing_label")
 
 
+def test_the_audit_names_gold_past_a_documents_end_or_in_an_unknown_one_with_its_line(planted: Path) -> None:
+    with (planted / "questions.jsonl").open("a") as questions:  # lines 5 and 6
+        questions.write('{"id": "q5", "question": "Past?", "gold": [{"doc_id": "d.md", "start": 60, "end": 99}]}\n')
+        questions.write('{"id": "q6", "question": "Where?", "gold": [{"doc_id": "e.md", "start": 0, "end": 5}]}\n')
+    findings = audit_workspace(load_workspace(planted))
+    lost = findings.loc[findings["kind"] == "unresolved_gold"].set_index("question")["detail"]
+    path = planted / "questions.jsonl"
+    assert list(lost.index) == ["q4", "q5", "q6"]
+    assert lost["q5"] == (
+        f"{path}, line 5: not resolved, so it has no gold evidence in this parse: gold span 1: offsets 60-99 of doc "
+        f"'d.md' run past its end ({len(TEXT)} characters)"
+    )
+    assert lost["q6"] == (
+        f"{path}, line 6: not resolved, so it has no gold evidence in this parse: gold span 1: unknown document 'e.md'"
+    )
+
+
 def test_audit_needs_questions_and_documents(planted: Path) -> None:
     manifest = (planted / "contextgrid.toml").read_text().replace('questions = "questions.jsonl"\n', "")
     (planted / "contextgrid.toml").write_text(manifest)

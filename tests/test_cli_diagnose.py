@@ -51,6 +51,14 @@ def trec_qrels(qrels: dict[str, dict[str, int]]) -> str:
     return "".join(f"{q} 0 {c} {g}\n" for q, judged in qrels.items() for c, g in judged.items())
 
 
+def unresolved_q3(tiny: Path) -> str:
+    """What diagnose says of q3, the third line of the questions file: it quotes a sentence the document lacks."""
+    return (
+        f"contextgrid: warning: CAUTION [resolve] (q3): {tiny / 'questions.jsonl'}, line 3: not resolved, so it has "
+        "no gold evidence in this parse: anchor 1: quote 'Two year warranty on tents.' not found in doc 'd.md'\n"
+    )
+
+
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     write_documents({"d.md": TEXT}, tmp_path / "documents.jsonl")
@@ -77,7 +85,7 @@ def test_json_names_every_cause_of_the_tiny_workspace_in_file_order(
     tiny: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, err = run_main(capsys, "diagnose", str(tiny), "--k", "2", "--format", "json")
-    assert (status, err) == (0, "")
+    assert (status, err) == (0, unresolved_q3(tiny))
     rows = json.loads(out)
     ids = [question.id for question in QUESTIONS]
     assert [(row["config"], row["question"]) for row in rows] == [(c, q) for c in ("sentences", "whole") for q in ids]
@@ -136,7 +144,7 @@ def test_the_table_is_aligned_with_a_dash_where_a_signal_does_not_apply(
     tiny: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "sentences", "--k", "2")
-    assert (status, err) == (0, "")
+    assert (status, err) == (0, unresolved_q3(tiny))
     # q4 and q6 are hits of "whole" (elsewhere 1); q5 too. Then the count of each cause.
     assert out == (
         "question  cause          first_rank  retrieved  best_share  recall_k  lex_gap  density  distractors  min_k  "
@@ -207,3 +215,25 @@ def test_the_sample_workspace_gives_one_object_per_question_and_configuration(
     assert status == 0
     assert [row["question"] for row in one] == questions
     assert [row["cause"] for row in one] == [row["cause"] for row in rows if row["config"] == "hybrid-recursive-500-0"]
+
+
+def test_gold_past_a_documents_end_or_in_an_unknown_one_is_unresolved_and_named_with_its_line(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with (tiny / "questions.jsonl").open("a") as questions:  # lines 7 and 8, after the six of QUESTIONS
+        questions.write('{"id": "q7", "question": "Past?", "gold": [{"doc_id": "d.md", "start": 90, "end": 120}]}\n')
+        questions.write('{"id": "q8", "question": "Where?", "gold": [{"doc_id": "e.md", "start": 0, "end": 5}]}\n')
+    status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "whole", "--format", "json")
+    assert status == 0
+    causes = {row["question"]: row["cause"] for row in json.loads(out)}
+    assert (causes["q7"], causes["q8"], causes["q2"]) == ("unresolved", "unresolved", "no_gold")
+    path = tiny / "questions.jsonl"
+    assert err.splitlines()[1:] == [
+        f"contextgrid: warning: CAUTION [resolve] (q7): {path}, line 7: not resolved, so it has no gold evidence in "
+        "this parse: gold span 1: offsets 90-120 of doc 'd.md' run past its end (94 characters)",
+        f"contextgrid: warning: CAUTION [resolve] (q8): {path}, line 8: not resolved, so it has no gold evidence in "
+        "this parse: gold span 1: unknown document 'e.md'",
+    ]
+    status, out, _ = run_main(capsys, "diagnose", str(tiny), "--config", "whole")
+    # q3's quote not found, q7 and q8: three unresolved; q2 alone has no gold.
+    assert out.splitlines()[-1].split() == ["whole", "1", "3", "4", "0", "0", "0", "0"]

@@ -7,6 +7,7 @@ Grades are checked by hand on small cases, and against a brute-force reference
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -21,6 +22,8 @@ from contextgrid.chunking import (
 )
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.evidence.resolver import GradeRule, SpanResolver, locate_quote
+from contextgrid.io import read_questions, write_questions
+from contextgrid.io.questions import read_located_questions
 
 REFUND = "Refunds are available within 30 days of purchase. Fees apply. Refunds are final."
 DOCS = {"refund.md": REFUND, "fees.md": "Fees are\n  LOW for members. Fees are low."}
@@ -144,6 +147,42 @@ def test_offsets_that_do_not_fit_the_text_leave_the_item_unresolved(span: cg.Spa
     resolved, log = resolve_one(item(gold=(cg.GoldSpan(span),)))
     assert resolved.gold == ()
     assert log == [f"CAUTION [resolve] (q1): not resolved, so it has no gold evidence in this parse: {reason}"]
+    # Kept apart, not dropped: the question has evidence, unresolved (not "no gold"), and says so again.
+    assert resolved.unplaced == (cg.GoldSpan(span),)
+    assert (resolved.is_resolved, resolved.is_answerable) == (False, True)
+    again, log_again = resolve_one(resolved)
+    assert (again, log_again) == (resolved, log)
+
+
+def test_a_caution_names_where_the_question_was_read(tmp_path: Path) -> None:
+    path = tmp_path / "questions.jsonl"
+    path.write_text(
+        '{"id": "ok", "question": "?", "gold": [{"doc_id": "refund.md", "start": 0, "end": 7}]}\n'
+        "\n"
+        '{"id": "past", "question": "?", "gold": [{"doc_id": "refund.md", "start": 70, "end": 200}]}\n'
+        '{"id": "lost", "question": "?", "gold": [{"doc_id": "nowhere.md", "start": 0, "end": 5, "grade": 1}]}\n'
+    )
+    items, origins = read_located_questions(path)
+    log = cg.WarningLog()
+    resolved = SpanResolver(DOCS).resolve(items, warnings=log, origins=origins)
+    assert [str(entry) for entry in log] == [
+        f"CAUTION [resolve] (past): {path}, line 3: not resolved, so it has no gold evidence in this parse: "
+        "gold span 1: offsets 70-200 of doc 'refund.md' run past its end (80 characters)",
+        f"CAUTION [resolve] (lost): {path}, line 4: not resolved, so it has no gold evidence in this parse: "
+        "gold span 1: unknown document 'nowhere.md'",
+    ]
+    # Written and read back, the unplaced offsets are gold as the author gave them, for the next parse.
+    write_questions(resolved, tmp_path / "again.jsonl")
+    assert read_questions(tmp_path / "again.jsonl") == items
+
+
+def test_offsets_left_out_with_an_unresolved_items_evidence_come_back_when_it_resolves() -> None:
+    fits = cg.GoldSpan(cg.Span("refund.md", 0, 7))
+    lost, _ = resolve_one(item(gold=(fits,), anchors=(cg.Anchor("refund.md", "Fees apply in full."),)))
+    assert (lost.gold, lost.unplaced) == ((), (fits,))
+    found = SpanResolver({**DOCS, "refund.md": REFUND + " Fees apply in full."}).resolve([lost])[0]
+    assert found.gold == (fits, cg.GoldSpan(cg.Span("refund.md", 81, 100), quote="Fees apply in full."))
+    assert found.unplaced == ()
 
 
 def test_a_quote_that_matches_its_offsets_keeps_them_even_if_only_loosely() -> None:

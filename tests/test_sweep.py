@@ -532,3 +532,27 @@ def test_a_signal_stops_a_sweep_with_a_line_and_its_status_and_the_rerun_takes_t
     assert main([*argv, "--retrievers", "bm25"]) == 0
     assert capsys.readouterr().out.startswith("wrote 1 configuration to out\n")
     assert cg.load_workspace(tmp_path / "out").names == ("bm25-recursive-120-0",)
+
+
+def test_gold_past_a_documents_end_or_in_an_unknown_one_is_unresolved_and_named_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_documents(DOCUMENTS, tmp_path / "documents.jsonl")
+    write_questions(ITEMS, tmp_path / "questions.jsonl")  # q1, q2, q3 (no gold) on lines 1 to 3
+    end = len(DOCUMENTS["stove.md"])
+    with (tmp_path / "questions.jsonl").open("a") as questions:
+        questions.write(
+            f'{{"id": "past", "question": "?", "gold": [{{"doc_id": "stove.md", "start": 10, "end": {end + 1}}}]}}\n'
+        )
+        questions.write('{"id": "lost", "question": "?", "gold": [{"doc_id": "oven.md", "start": 0, "end": 5}]}\n')
+    argv = ["sweep", "documents.jsonl", "questions.jsonl", "-o", "out", "--sizes", "120", "--retrievers", "bm25"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == (
+        "wrote 1 configuration to out\n"
+        "questions: 2 resolved, 2 unresolved\n"
+        "  past: questions.jsonl, line 4: not resolved, so it has no gold evidence in this parse: gold span 1: "
+        f"offsets 10-{end + 1} of doc 'stove.md' run past its end ({end} characters)\n"
+        "  lost: questions.jsonl, line 5: not resolved, so it has no gold evidence in this parse: gold span 1: "
+        "unknown document 'oven.md'\n"
+    )

@@ -9,7 +9,8 @@ The causes, in rule order; the first rule that applies names the cause
    evidence). Not answerable; not a failure.
 2. ``unresolved``: it has gold evidence, but its gold spans of grade above 0
    cover no character of the documents (the anchors were not found in this
-   parse): a data problem.
+   parse, or its offsets lie past a document's end or in a document not
+   there: ``EvalItem.unplaced``): a data problem.
 3. ``hit``: a chunk graded above 0 in the configuration's qrels is in the top k,
    and the top k holds at least ``partial_threshold`` of the question's gold
    characters (gold spans of grade above 0, overlaps counted once).
@@ -259,7 +260,10 @@ def _gold(inputs: _Inputs, documents: Mapping[str, str], function: str) -> _Gold
     characters = np.zeros(n, dtype=np.int64)
     characters[owner] = merged.total
     evidence = np.fromiter(
-        (any(g.grade > 0 for g in item.gold) or any(a.grade > 0 for a in item.anchors) for item in inputs.questions),
+        (
+            any(g.grade > 0 for g in (*item.gold, *item.unplaced)) or any(a.grade > 0 for a in item.anchors)
+            for item in inputs.questions
+        ),
         dtype=np.bool_,
         count=len(inputs.questions),
     )

@@ -2,7 +2,9 @@
 
 One row per (configuration, question) of the workspace's questions file, in
 file order: the cause, its signals and what would have fixed it
-(:func:`contextgrid.workspace.causes.failure_causes`). The table shows the
+(:func:`contextgrid.workspace.causes.failure_causes`); why each ``unresolved``
+question's gold was not found goes to stderr, with its line of the questions
+file. The table shows the
 columns that fit a terminal (:data:`TABLE_COLUMNS`) and ends with the count of
 each cause per configuration; csv and json hold every column, one row (one
 JSON object) per (configuration, question). The rows mix words (causes, chunk
@@ -21,7 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.tables import printable
 from contextgrid.core.checks import check_k
+from contextgrid.core.log import Severity
 from contextgrid.metrics.base import DEFAULT_K
 
 if TYPE_CHECKING:
@@ -183,6 +187,10 @@ def _run_diagnose(args: argparse.Namespace) -> int:
     ROW_FORMATS[args.format](records(frame), columns, sys.stdout)
     if args.format == "table":
         _write_counts(frame, sys.stdout)
+    # Why each unresolved question is: its gold not found, named with its line of the questions file.
+    for entry in workspace.resolved[1]:
+        if entry.severity is Severity.CAUTION:
+            print(f"contextgrid: warning: {printable(str(entry))}", file=sys.stderr)
     return 0
 
 

@@ -169,12 +169,13 @@ def _run_sweep(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from contextgrid.io import read_documents, read_questions
+    from contextgrid.io import read_documents
+    from contextgrid.io.questions import read_located_questions
     from contextgrid.workspace.sweep import sweep, sweep_grid
 
     embedder = None if args.embedder is None else load_embedder(args.embedder)
     documents = read_documents(args.documents, **limits(args))
-    items = read_questions(args.questions, **limits(args))
+    items, origins = read_located_questions(args.questions, **limits(args))
     grid = sweep_grid(
         chunkers=args.chunkers, sizes=args.sizes, overlaps=args.overlaps, retrievers=args.retrievers, depths=args.depth
     )
@@ -199,6 +200,7 @@ def _sweep(args: argparse.Namespace) -> int:
         bm25_stopwords=args.bm25_stopwords,
         min_chunk=args.min_chunk,
         force=args.force,
+        origins=origins,
     )
     if shown:
         print(file=sys.stderr)

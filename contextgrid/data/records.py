@@ -145,7 +145,10 @@ class EvalItem:
 
     ``gold`` holds the evidence found in this parse of the documents;
     ``anchors`` holds the evidence as its author gave it (quoted passages),
-    resolved or not.
+    resolved or not; ``unplaced`` holds gold given as offsets alone that is
+    not gold in this parse (past a document's end, in a document it does not
+    have, or left out with the rest of an unresolved question's evidence), so
+    that the question still counts as having evidence, unresolved.
 
     Examples
     --------
@@ -160,6 +163,7 @@ class EvalItem:
     gold: tuple[GoldSpan, ...] = ()
     anchors: tuple[Anchor, ...] = ()
     reference_answer: str | None = None
+    unplaced: tuple[GoldSpan, ...] = ()
 
     def __post_init__(self) -> None:
         label = f"EvalItem(id={self.id!r})"
@@ -167,6 +171,7 @@ class EvalItem:
         require(isinstance(self.question, str), label, "question must be a str")
         object.__setattr__(self, "gold", _tuple_of(label, "gold", self.gold, GoldSpan))
         object.__setattr__(self, "anchors", _tuple_of(label, "anchors", self.anchors, Anchor))
+        object.__setattr__(self, "unplaced", _tuple_of(label, "unplaced", self.unplaced, GoldSpan))
         require(
             self.reference_answer is None or isinstance(self.reference_answer, str),
             label,
@@ -176,7 +181,7 @@ class EvalItem:
     @property
     def is_answerable(self) -> bool:
         """The item has gold evidence at all, found in this parse or not."""
-        return bool(self.gold) or bool(self.anchors)
+        return bool(self.gold) or bool(self.anchors) or bool(self.unplaced)
 
     @property
     def is_resolved(self) -> bool:

@@ -252,11 +252,14 @@ class SpanResolver:
             moved.gold, note=f"{label}: {where} did not hold its quote; found it at {new.start}-{new.end} instead"
         )
 
-    def _resolve_item(self, item: EvalItem, keep_partial: bool, warnings: WarningLog | None) -> EvalItem:
+    def _resolve_item(
+        self, item: EvalItem, keep_partial: bool, warnings: WarningLog | None, origin: str | None
+    ) -> EvalItem:
         anchored = {(anchor.doc_id, anchor.quote) for anchor in item.anchors}
         # A gold span carrying an anchor's quote is that anchor's earlier resolution (perhaps
         # in another parse): the anchor is resolved afresh instead, so resolving is idempotent.
-        given = [gold for gold in item.gold if (gold.span.doc_id, gold.quote) not in anchored]
+        # Offsets an earlier resolution could not place are checked again.
+        given = [gold for gold in (*item.gold, *item.unplaced) if (gold.span.doc_id, gold.quote) not in anchored]
         checked = [self._check(gold, f"gold span {n}") for n, gold in enumerate(given, 1)]
         found = checked + [
             self._locate(anchor.doc_id, anchor.quote, anchor.grade, f"anchor {n}")
@@ -281,6 +284,15 @@ class SpanResolver:
                 and (gold.span.doc_id, gold.quote) not in carried
             )
         )
+        # Offsets alone that do not end up as gold are kept apart, so the item stays answerable (unresolved).
+        unplaced = tuple(
+            dict.fromkeys(
+                gold
+                for gold, result in zip(given, checked, strict=True)
+                if (result.gold is None or dropped) and not (gold.quote and gold.quote.strip())
+            )
+        )
+        where = "" if origin is None else f"{origin}: "
         if warnings is not None:
             for note in (f.note for f in found if f.note is not None):
                 warnings.note(_STAGE, item.id, note)
@@ -288,17 +300,24 @@ class SpanResolver:
                 warnings.caution(
                     _STAGE,
                     item.id,
-                    f"partly resolved ({len(found) - len(reasons)} of {len(found)} pieces of evidence found): "
+                    f"{where}partly resolved ({len(found) - len(reasons)} of {len(found)} pieces of evidence found): "
                     + "; ".join(reasons),
                 )
             elif reasons:
                 warnings.caution(
-                    _STAGE, item.id, "not resolved, so it has no gold evidence in this parse: " + "; ".join(reasons)
+                    _STAGE,
+                    item.id,
+                    f"{where}not resolved, so it has no gold evidence in this parse: " + "; ".join(reasons),
                 )
-        return replace(item, gold=final, anchors=item.anchors + kept)
+        return replace(item, gold=final, anchors=item.anchors + kept, unplaced=unplaced)
 
     def resolve(
-        self, items: Iterable[EvalItem], *, keep_partial: bool = False, warnings: WarningLog | None = None
+        self,
+        items: Iterable[EvalItem],
+        *,
+        keep_partial: bool = False,
+        warnings: WarningLog | None = None,
+        origins: Mapping[str, str] | None = None,
     ) -> tuple[EvalItem, ...]:
         """A copy of each item with its gold evidence found in this parse.
 
@@ -321,14 +340,20 @@ class SpanResolver:
 
         A gold span with a quote that does not end up as gold is kept as an
         :class:`Anchor`, so the item stays answerable. One given as offsets
-        only, with no quote, is dropped if it does not fit this parse (and
-        reported), or if the item is left unresolved: offsets mean nothing
-        outside the parse they were taken from.
+        only, with no quote, that does not fit this parse (past a document's
+        end, or in a document it does not have; reported), or that is left out
+        with the rest of an unresolved item's evidence, is kept in the item's
+        ``unplaced``: the item stays answerable and unresolved, and resolving
+        it again checks those offsets again.
 
         A gold span carrying an anchor's quote is taken to be that anchor's
         earlier resolution (perhaps in another parse) and is replaced by
         resolving the anchor again, so resolving a result again gives the same
-        result, unless an offsets-only gold span was dropped from it.
+        result.
+
+        ``origins`` maps a question id to where it was read, such as
+        ``questions.jsonl, line 3`` (:func:`~contextgrid.io.questions.read_located_questions`);
+        a CAUTION about that question starts with it.
 
         Examples
         --------
@@ -342,10 +367,17 @@ class SpanResolver:
         (False, True)
         >>> print(log.entries[0])
         CAUTION [resolve] (q2): not resolved, so it has no gold evidence in this parse: anchor 1: quote 'Fees' found 2 times in doc 'r.md' (offsets 0-4, 12-16), so it was not guessed
+        >>> past = cg.EvalItem(id="q3", question="Low?", gold=(cg.GoldSpan(cg.Span("r.md", 12, 40)),))
+        >>> (result,) = resolver.resolve([past], warnings=log, origins={"q3": "questions.jsonl, line 3"})
+        >>> result.is_resolved, result.is_answerable, result.unplaced == past.gold
+        (False, True, True)
+        >>> print(log.entries[1])
+        CAUTION [resolve] (q3): questions.jsonl, line 3: not resolved, so it has no gold evidence in this parse: gold span 1: offsets 12-40 of doc 'r.md' run past its end (25 characters)
         """  # noqa: E501
         # A question given twice resolves twice alike; only qrels, keyed by question id, refuses it.
         checked = checked_items(items, function="SpanResolver.resolve", distinct=False)
-        return tuple(self._resolve_item(item, keep_partial, warnings) for item in checked)
+        where = {} if origins is None else origins
+        return tuple(self._resolve_item(item, keep_partial, warnings, where.get(item.id)) for item in checked)
 
     # -- qrels --------------------------------------------------------------------------------------
 

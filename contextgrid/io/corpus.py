@@ -82,7 +82,7 @@ def write_questions(items: Iterable[EvalItem], path: str | os.PathLike[str], *, 
         gold: list[dict[str, Any]] = [
             {"doc_id": g.span.doc_id, "start": g.span.start, "end": g.span.end, "grade": g.grade}
             | ({} if g.quote is None else {"quote": g.quote})
-            for g in item.gold
+            for g in (*item.gold, *item.unplaced)  # unplaced offsets are read back as given, for a resolver
         ]
         gold += [{"doc_id": a.doc_id, "quote": a.quote, "grade": a.grade} for a in item.anchors]
         row: dict[str, Any] = {"id": item.id, "question": item.question, "gold": gold}

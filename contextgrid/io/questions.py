@@ -17,13 +17,14 @@ span resolver does that.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from contextgrid.data.records import Anchor, EvalItem, GoldSpan, Span
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Folders, Source
 from contextgrid.io.jsonl import json_objects
 
-__all__ = ["read_questions"]
+__all__ = ["read_located_questions", "read_questions"]
 
 
 def _whole(value: object) -> bool:
@@ -85,6 +86,34 @@ def read_questions(
     >>> item.anchors
     (Anchor(doc_id='b.md', quote='30 days', grade=2),)
     """
+    return read_located_questions(
+        path, max_bytes=max_bytes, max_line_bytes=max_line_bytes, max_ratio=max_ratio, within=within
+    )[0]
+
+
+def read_located_questions(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int | None = None,
+    max_ratio: int | None = DEFAULT_MAX_RATIO,
+    within: Folders | None = None,
+) -> tuple[tuple[EvalItem, ...], Mapping[str, str]]:
+    """:func:`read_questions`, and where each question was read: ``{question_id: "<file>, line <n>"}``, as an
+    error names a line, for reports of gold evidence that cannot be found (see
+    :meth:`~contextgrid.evidence.resolver.SpanResolver.resolve`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from contextgrid.io.questions import read_located_questions
+    >>> path = Path(tempfile.mkdtemp()) / "questions.jsonl"
+    >>> _ = path.write_text('{"id": "q1", "question": "Why?"}\\n\\n{"id": "q2", "question": "How?"}\\n')
+    >>> items, origins = read_located_questions(path)
+    >>> [origins[item.id].removeprefix(str(path)) for item in items]
+    [', line 1', ', line 3']
+    """
     source = Source(
         path,
         max_bytes=max_bytes,
@@ -93,6 +122,7 @@ def read_questions(
         within=within,
     )
     items: dict[str, EvalItem] = {}
+    origins: dict[str, str] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "question", "gold"} per line'):
         question_id, question = value.get("id"), value.get("question")
         if not isinstance(question_id, str) or not question_id:
@@ -115,4 +145,5 @@ def read_questions(
             anchors=tuple(e for e in evidence if isinstance(e, Anchor)),
             reference_answer=reference,
         )
-    return tuple(items.values())
+        origins[question_id] = f"{source.shown}, line {number}"
+    return tuple(items.values()), origins

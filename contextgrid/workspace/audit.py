@@ -87,7 +87,7 @@ documents; the audit reads the questions' gold in the documents
         item.id
         for item in items
         if not any(len(g.span) for g in item.gold if g.grade > 0)
-        and (any(g.grade > 0 for g in item.gold) or any(a.grade > 0 for a in item.anchors))
+        and (any(g.grade > 0 for g in (*item.gold, *item.unplaced)) or any(a.grade > 0 for a in item.anchors))
     ]
     frames.append(
         pd.DataFrame(

@@ -384,26 +384,33 @@ class Workspace:
     @property
     def questions(self) -> tuple[EvalItem, ...]:
         """The shared questions; an error if the manifest names none."""
+        return self._located_questions[0]
+
+    @property
+    def _located_questions(self) -> tuple[tuple[EvalItem, ...], Mapping[str, str]]:
+        """The shared questions, and the file and line each was read from."""
         path = self.questions_path
         if path is None:
             raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
-        from contextgrid.io import read_questions
+        from contextgrid.io.questions import read_located_questions
 
-        return self._load(("questions", path), lambda: read_questions(path, **self._limits))
+        return self._load(("questions", path), lambda: read_located_questions(path, **self._limits))
 
     @property
     def resolved(self) -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
         """The questions with their gold evidence found in the documents, and what could not be.
 
         Resolved once with :class:`~contextgrid.evidence.resolver.SpanResolver` and kept; needs
-        both documents and questions in the manifest.
+        both documents and questions in the manifest. What could not be is named with the questions
+        file's line.
         """
         if self.questions_path is None:
             raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
 
         def resolve() -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
             log = WarningLog()
-            items = self._resolver.resolve(self.questions, warnings=log)
+            questions, origins = self._located_questions
+            items = self._resolver.resolve(questions, warnings=log, origins=origins)
             return items, tuple(log.entries)
 
         return self._load(("resolved", self.questions_path), resolve)

@@ -275,6 +275,7 @@ def sweep(
     bm25_stopwords: str | None = "en",
     min_chunk: int = MIN_CHUNK,
     force: bool = False,
+    origins: Mapping[str, str] | None = None,
 ) -> SweepReport:
     """Chunk, resolve, retrieve and write a workspace for every configuration.
 
@@ -310,6 +311,10 @@ def sweep(
         neighbour; 0 keeps every chunk as the chunker cut it.
     force : bool
         Write into a folder a sweep did not write, replacing files in the way.
+    origins : mapping, optional
+        Where each question was read, ``{question_id: "questions.jsonl, line 3"}``
+        (:func:`~contextgrid.io.questions.read_located_questions`): the reason a question's gold evidence was not
+        found starts with it.
 
     Examples
     --------
@@ -352,7 +357,7 @@ def sweep(
 
     resolver = SpanResolver(documents)
     resolving = WarningLog()
-    resolved = resolver.resolve(items, warnings=resolving)
+    resolved = resolver.resolve(items, warnings=resolving, origins=origins)
     for entry in resolving:
         log.add(entry.severity, entry.stage, entry.subject, entry.message)
     questions = {item.id: item.question for item in resolved}
