@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,9 +40,10 @@ from contextgrid.workspace.waste import configuration_waste, workspace_waste
 K = 5
 
 
-def sample() -> dict[str, Any]:
-    """Each view of the dashboard on the sample workspace, by name (the name its PNG gets)."""
-    workspace = load_workspace(SAMPLE)
+def sample(root: Path = SAMPLE) -> dict[str, Any]:
+    """Each view of the dashboard on the sample workspace (or another at ``root``), by name (the name its PNG
+    gets)."""
+    workspace = load_workspace(root)
     names = list(workspace.names)
     params = {name: dict(workspace.config(name).params) for name in names}
     grid = workspace.evaluate().to_dataframe()

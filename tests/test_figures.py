@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
-from sample_figures import every
+from sample_figures import every, sample
 
+from contextgrid.analysis.budget import budget_frontier
+from contextgrid.render.budget_figures import budget_pair_plot, budget_plot
 from contextgrid.render.style import SCREEN
+from contextgrid.workspace.sample import SAMPLE
 
 TESTS = Path(__file__).resolve().parent
 
@@ -103,3 +108,86 @@ def test_every_interval_ends_inside_the_plot(figures: dict[str, Any], name: str)
     margin = 0.04 * (max(drawn) - min(drawn))
     assert low <= min(drawn) - margin
     assert max(drawn) + margin <= high
+
+
+HOSTILE = '<b>x</b><a href="http://e">y</a> & co'
+"""A configuration name that plotly would draw bold and as a link if it were not escaped."""
+SHOWN = '&lt;b&gt;x&lt;/b&gt;&lt;a href="http://e"&gt;y&lt;/a&gt; &amp; co'
+"""How it must reach plotly: ``&``, ``<`` and ``>`` escaped, quote marks as they are (plotly reads no ``&quot;``)."""
+DOCUMENT = "<b>returns</b>&policy.md"
+"""A document id (so chunk ids too) that plotly would draw bold."""
+
+
+def strings(value: Any) -> list[str]:
+    """Every string in ``value``, a figure's JSON or a part of it."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in strings(item)]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in strings(item)]
+    return []
+
+
+def drawn_strings(figure: Any) -> list[str]:
+    """Every string plotly may draw as its HTML: all of the layout and the traces, a trace's ``customdata`` only
+    where its templates show it (``%{customdata}``); otherwise it is data a click hands back, never drawn."""
+    spec = figure.to_plotly_json()
+    texts = strings(spec["layout"])
+    for trace in spec["data"]:
+        shows_data = any(
+            "customdata" in text for key in ("hovertemplate", "texttemplate") for text in strings(trace.get(key))
+        )
+        texts += strings({key: value for key, value in trace.items() if key != "customdata" or shows_data})
+    return texts
+
+
+@pytest.fixture(scope="module")
+def hostile_figures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The sample's figures with its first configuration named :data:`HOSTILE`, its retriever too, and one
+    document (with its chunks) called :data:`DOCUMENT`."""
+    root = tmp_path_factory.mktemp("hostile") / "workspace"
+    shutil.copytree(SAMPLE, root)
+    manifest = (root / "contextgrid.toml").read_text()
+    quoted = json.dumps(HOSTILE)  # a TOML basic string is written as a JSON one
+    manifest = manifest.replace('name = "bm25-recursive-200-0"', f"name = {quoted}", 1)
+    manifest = manifest.replace('retriever = "bm25"', f"retriever = {quoted}", 1)
+    (root / "contextgrid.toml").write_text(manifest)
+    for path in root.rglob("*"):
+        if path.suffix in (".jsonl", ".trec"):  # no whitespace or JSON escape in it: it fits either format as it is
+            path.write_text(path.read_text().replace("returns-policy.md", DOCUMENT))
+    return sample(root)
+
+
+def test_no_figure_draws_html_from_a_configuration_name_or_a_document_id(hostile_figures: dict[str, Any]) -> None:
+    names_shown, documents_shown = [], []
+    for name, figure in hostile_figures.items():
+        texts = drawn_strings(figure)
+        raw = [text for text in texts if "<b>x" in text or "<a href" in text or "<b>returns" in text]
+        assert raw == [], f"{name} holds user text unescaped: {raw[:3]}"
+        assert not any("&amp;lt;" in text or "&amp;amp;" in text for text in texts), f"{name} escapes twice"
+        if any(SHOWN in text for text in texts):
+            names_shown.append(name)
+        if any("&lt;b&gt;returns&lt;/b&gt;&amp;policy.md" in text for text in texts):
+            documents_shown.append(name)
+    # Every figure names configurations, and names this one, escaped (the span map, waste split and rank heatmap
+    # are drawn for the first two configurations, the first of them this one).
+    assert sorted(names_shown) == sorted(hostile_figures)
+    # The span map is of that document (the first gold document of its question); the rank heatmap's hover
+    # names its chunks.
+    assert documents_shown == ["span-map", "coverage-by-rank"]
+
+
+def test_the_budget_figures_escape_names_once() -> None:
+    index = pd.MultiIndex.from_product([[HOSTILE, "plain"], [100, 1000]], names=["config", "budget"])
+    means = pd.DataFrame(
+        {"evidence_recall": [0.1, 0.5, 0.3, 0.4], "characters": [90.0, 800, 95, 900], "chunks": [1, 2, 1, 3]},
+        index=index,
+    )
+    for figure in (
+        budget_plot(means, budget_frontier(means)),
+        budget_pair_plot(means, HOSTILE, "plain", parting=100),
+    ):
+        texts = drawn_strings(figure)
+        assert not any("<b>x" in text or "<a href" in text or "&amp;lt;" in text for text in texts)
+        assert any(SHOWN in text for text in texts)
