@@ -224,14 +224,14 @@ def test_the_audit_names_gold_past_a_documents_end_or_in_an_unknown_one_with_its
         questions.write('{"id": "q6", "question": "Where?", "gold": [{"doc_id": "e.md", "start": 0, "end": 5}]}\n')
     findings = audit_workspace(load_workspace(planted))
     lost = findings.loc[findings["kind"] == "unresolved_gold"].set_index("question")["detail"]
-    path = planted / "questions.jsonl"
     assert list(lost.index) == ["q4", "q5", "q6"]
     assert lost["q5"] == (
-        f"{path}, line 5: not resolved, so it has no gold evidence in this parse: gold span 1: offsets 60-99 of doc "
-        f"'d.md' run past its end ({len(TEXT)} characters)"
+        "questions.jsonl, line 5: not resolved, so it has no gold evidence in this parse: gold span 1: offsets "
+        f"60-99 of doc 'd.md' run past its end ({len(TEXT)} characters)"
     )
     assert lost["q6"] == (
-        f"{path}, line 6: not resolved, so it has no gold evidence in this parse: gold span 1: unknown document 'e.md'"
+        "questions.jsonl, line 6: not resolved, so it has no gold evidence in this parse: gold span 1: unknown "
+        "document 'e.md'"
     )
 
 

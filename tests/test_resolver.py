@@ -162,8 +162,10 @@ def test_a_caution_names_where_the_question_was_read(tmp_path: Path) -> None:
         '{"id": "past", "question": "?", "gold": [{"doc_id": "refund.md", "start": 70, "end": 200}]}\n'
         '{"id": "lost", "question": "?", "gold": [{"doc_id": "nowhere.md", "start": 0, "end": 5, "grade": 1}]}\n'
     )
-    items, origins = read_located_questions(path)
+    items, lines = read_located_questions(path)
+    assert lines == {"ok": 1, "past": 3, "lost": 4}
     log = cg.WarningLog()
+    origins = {question: f"{path}, line {line}" for question, line in lines.items()}
     resolved = SpanResolver(DOCS).resolve(items, warnings=log, origins=origins)
     assert [str(entry) for entry in log] == [
         f"CAUTION [resolve] (past): {path}, line 3: not resolved, so it has no gold evidence in this parse: "

@@ -175,7 +175,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
     embedder = None if args.embedder is None else load_embedder(args.embedder)
     documents = read_documents(args.documents, **limits(args))
-    items, origins = read_located_questions(args.questions, **limits(args))
+    items, lines = read_located_questions(args.questions, **limits(args))
     grid = sweep_grid(
         chunkers=args.chunkers, sizes=args.sizes, overlaps=args.overlaps, retrievers=args.retrievers, depths=args.depth
     )
@@ -200,7 +200,7 @@ def _sweep(args: argparse.Namespace) -> int:
         bm25_stopwords=args.bm25_stopwords,
         min_chunk=args.min_chunk,
         force=args.force,
-        origins=origins,
+        origins={question: f"{args.questions}, line {line}" for question, line in lines.items()},
     )
     if shown:
         print(file=sys.stderr)

@@ -352,7 +352,7 @@ class SpanResolver:
         result.
 
         ``origins`` maps a question id to where it was read, such as
-        ``questions.jsonl, line 3`` (:func:`~contextgrid.io.questions.read_located_questions`);
+        ``questions.jsonl, line 3`` (the lines from :func:`~contextgrid.io.questions.read_located_questions`);
         a CAUTION about that question starts with it.
 
         Examples

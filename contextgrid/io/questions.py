@@ -98,10 +98,10 @@ def read_located_questions(
     max_line_bytes: int | None = None,
     max_ratio: int | None = DEFAULT_MAX_RATIO,
     within: Folders | None = None,
-) -> tuple[tuple[EvalItem, ...], Mapping[str, str]]:
-    """:func:`read_questions`, and where each question was read: ``{question_id: "<file>, line <n>"}``, as an
-    error names a line, for reports of gold evidence that cannot be found (see
-    :meth:`~contextgrid.evidence.resolver.SpanResolver.resolve`).
+) -> tuple[tuple[EvalItem, ...], Mapping[str, int]]:
+    """:func:`read_questions`, and the line each question was read from, ``{question_id: line}`` (counted from
+    1, as an error names a line), for reports of gold evidence that cannot be found (see
+    :meth:`~contextgrid.evidence.resolver.SpanResolver.resolve`'s ``origins``).
 
     Examples
     --------
@@ -110,9 +110,9 @@ def read_located_questions(
     >>> from contextgrid.io.questions import read_located_questions
     >>> path = Path(tempfile.mkdtemp()) / "questions.jsonl"
     >>> _ = path.write_text('{"id": "q1", "question": "Why?"}\\n\\n{"id": "q2", "question": "How?"}\\n')
-    >>> items, origins = read_located_questions(path)
-    >>> [origins[item.id].removeprefix(str(path)) for item in items]
-    [', line 1', ', line 3']
+    >>> items, lines = read_located_questions(path)
+    >>> [lines[item.id] for item in items]
+    [1, 3]
     """
     source = Source(
         path,
@@ -122,7 +122,7 @@ def read_located_questions(
         within=within,
     )
     items: dict[str, EvalItem] = {}
-    origins: dict[str, str] = {}
+    lines: dict[str, int] = {}
     for number, line, value in json_objects(source, 'a JSON object {"id", "question", "gold"} per line'):
         question_id, question = value.get("id"), value.get("question")
         if not isinstance(question_id, str) or not question_id:
@@ -145,5 +145,5 @@ def read_located_questions(
             anchors=tuple(e for e in evidence if isinstance(e, Anchor)),
             reference_answer=reference,
         )
-        origins[question_id] = f"{source.shown}, line {number}"
-    return tuple(items.values()), origins
+        lines[question_id] = number
+    return tuple(items.values()), lines

@@ -387,8 +387,8 @@ class Workspace:
         return self._located_questions[0]
 
     @property
-    def _located_questions(self) -> tuple[tuple[EvalItem, ...], Mapping[str, str]]:
-        """The shared questions, and the file and line each was read from."""
+    def _located_questions(self) -> tuple[tuple[EvalItem, ...], Mapping[str, int]]:
+        """The shared questions, and the line of the questions file each was read from."""
         path = self.questions_path
         if path is None:
             raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
@@ -402,18 +402,21 @@ class Workspace:
 
         Resolved once with :class:`~contextgrid.evidence.resolver.SpanResolver` and kept; needs
         both documents and questions in the manifest. What could not be is named with the questions
-        file's line.
+        file (from the workspace folder, as the manifest names it) and its line.
         """
-        if self.questions_path is None:
+        path = self.questions_path
+        if path is None:
             raise MissingWorkspaceInputError(_not_named(self.name, "questions"))
 
         def resolve() -> tuple[tuple[EvalItem, ...], tuple[LogEntry, ...]]:
             log = WarningLog()
-            questions, origins = self._located_questions
+            questions, lines = self._located_questions
+            shown = _shown(path, self.root)
+            origins = {question: f"{shown}, line {line}" for question, line in lines.items()}
             items = self._resolver.resolve(questions, warnings=log, origins=origins)
             return items, tuple(log.entries)
 
-        return self._load(("resolved", self.questions_path), resolve)
+        return self._load(("resolved", path), resolve)
 
     @property
     def _resolver(self) -> SpanResolver:

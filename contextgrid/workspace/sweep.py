@@ -312,8 +312,8 @@ def sweep(
     force : bool
         Write into a folder a sweep did not write, replacing files in the way.
     origins : mapping, optional
-        Where each question was read, ``{question_id: "questions.jsonl, line 3"}``
-        (:func:`~contextgrid.io.questions.read_located_questions`): the reason a question's gold evidence was not
+        Where each question was read, ``{question_id: "questions.jsonl, line 3"}`` (the lines from
+        :func:`~contextgrid.io.questions.read_located_questions`): the reason a question's gold evidence was not
         found starts with it.
 
     Examples
