@@ -119,8 +119,8 @@ def test_the_failure_sentence_counts_each_cause(scored: cg.Workspace) -> None:
     )
     assert summary.failures() == (
         "40 of 50 answerable questions find gold in the top 1; of the 10 that fail, 3 have their evidence split "
-        "over chunks that each hold too little of it and 7 retrieve nothing relevant in the chunks retrieved (2 questions "
-        "with no gold evidence and 1 question whose gold is not in the documents, not counted)."
+        "over chunks that each hold too little of it and 7 retrieve nothing relevant in the chunks retrieved "
+        "(2 questions with no gold evidence and 1 question whose gold is not in the documents, not counted)."
     )
     with pytest.raises(ContextGridError, match="cause_counts' table of the headline's configurations"):
         ConfigurationSummary(**{**_fields(summary), "causes": counts.iloc[:1]})
