@@ -28,7 +28,7 @@ def sample() -> tuple[object, str, str]:
 
 def _table_after(page: str, heading: str) -> tuple[list[str], list[list[str]]]:
     table = page.split(heading, 1)[1].split("</table>", 1)[0]
-    headers = [html.unescape(cell) for cell in re.findall(r"<th>([^<]*)</th>", table)]
+    headers = [html.unescape(cell) for cell in re.findall(r"<th[^>]*>([^<]*)</th>", table)]
     rows = [
         [html.unescape(cell) for cell in re.findall(r"<td[^>]*>([^<]*)</td>", row)]
         for row in table.split("</tr>")[1:]

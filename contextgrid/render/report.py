@@ -60,7 +60,7 @@ _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:24px auto;padding:0 16px;color:#222}
 table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ddd;padding:4px 8px;text-align:right}
 th{background:#f6f6f6;vertical-align:bottom}th:first-child,td:first-child{text-align:left;white-space:nowrap}
-td.text{text-align:left;max-width:420px}
+td.text,th.text{text-align:left;max-width:420px}
 .note{color:#666;font-style:italic}h2{margin-top:32px}.lead{font-size:1.15em;line-height:1.45}
 details{margin:14px 0;border-top:1px solid #ddd;padding-top:8px}summary{font-size:1.2em;font-weight:bold;cursor:pointer}
 dl.legend{display:grid;grid-template-columns:max-content auto;gap:6px 12px;margin:8px 0 16px}dl.legend dd{margin:0}
@@ -85,7 +85,11 @@ def _plural(count: int, noun: str, plural: str | None = None) -> str:
 
 def _table(frame: pd.DataFrame, *, digits: int = 3, text: tuple[str, ...] = ()) -> str:
     """``frame`` as an HTML table, every label and value escaped."""
-    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in [frame.index.name or "", *frame.columns])
+    aligned = ' class="text"'
+    head = "".join(
+        f"<th{aligned if column in text else ''}>{html.escape(str(column))}</th>"
+        for column in [frame.index.name or "", *frame.columns]
+    )
     rows = []
     for label, row in frame.iterrows():
         cells = [f"<td>{html.escape(str(label))}</td>"]
