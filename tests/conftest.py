@@ -36,6 +36,13 @@ def _registry_left_as_found() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _main_module_left_as_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page run by AppTest becomes ``__main__`` and stays it; a later test that starts worker processes (Dask's
+    LocalCluster spawns them) would run that page's code again in each worker, which fails outside a session."""
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
+
+
+@pytest.fixture(autouse=True)
 def _server_allows_test_folders(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The dashboard pages run in this process (AppTest) open the folders tests make, as a server started with
     ``--allow-folders`` on them would; a test of the refusal sets its own command line."""
