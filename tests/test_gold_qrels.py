@@ -83,7 +83,8 @@ def test_what_judging_reported_comes_with_the_scores(swept: tuple[Path, Path]) -
     judged.evaluate(warnings=log)
     messages = [str(entry) for entry in log]
     # The quote that is nowhere, once, however many configurations are judged on the gold.
-    assert sum("(q4): not resolved" in message and "a lifetime warranty" in message for message in messages) == 1
+    assert sum("(q4): questions.jsonl, line 4: not resolved" in message for message in messages) == 1
+    assert sum("a lifetime warranty" in message for message in messages) == 1
     assert judged.gold_warnings()[: len(judged.resolved[1])] == judged.resolved[1]
     quiet = cg.WarningLog()
     written.evaluate(warnings=quiet)
@@ -182,7 +183,7 @@ def test_the_default_rule_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[
     # Relevant: c0, c1, c2; the run finds c0 first, then c1. q2 has no gold, so it is in no mean.
     got, err = scores(folder, capsys)
     assert got == {"recall@1": 1 / 3, "recall@2": 2 / 3, "mrr@1": 1.0, "mrr@2": 1.0}
-    assert "(q2): not resolved" in err
+    assert "(q2): questions.jsonl, line 2: not resolved" in err
     assert "'a restocking fee' not found in doc 'd.md'" in err
 
 
