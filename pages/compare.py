@@ -59,12 +59,18 @@ if pair_view.open:
         st.plotly_chart(pair_scatter(changes, a, b, label), theme=None, config=image_config(f"{label}-{a}-against-{b}"))
 
         up, down = st.columns(2)
+        # Headers in words: each configuration's score, then A's minus B's; the outcome is the table's title.
+        change_columns = {
+            "delta": st.column_config.NumberColumn("A minus B", format="%+.4f"),
+            "outcome": None,
+            "_index": st.column_config.TextColumn("question"),
+        }
         with up:
             st.subheader(f"Where {md(a)} gained most")
-            st.dataframe(changes[changes["outcome"] == "win"].head(10), width="stretch")
+            st.dataframe(changes[changes["outcome"] == "win"].head(10), width="stretch", column_config=change_columns)
         with down:
             st.subheader(f"Where {md(a)} lost most")
-            st.dataframe(changes[changes["outcome"] == "loss"].head(10), width="stretch")
+            st.dataframe(changes[changes["outcome"] == "loss"].head(10), width="stretch", column_config=change_columns)
         st.subheader("How the causes move")
         missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
         if missing:

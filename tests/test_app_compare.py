@@ -3,6 +3,7 @@ in words people read, its columns are explained on the page, and each verdict sa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -95,3 +96,25 @@ def test_every_test_draws_its_own_interval_without_an_error() -> None:
         assert f"the {md(interval)} interval" in captions
         assert ("Hodges-Lehmann estimate" in captions) == (name == "wilcoxon")
         [test] = [box for box in app.selectbox if box.label == "Paired test"]
+
+
+def test_the_questions_a_gained_and_lost_on_are_labelled_in_words() -> None:
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    app.query_params["compare_view"] = "A against B"
+    app.run()
+    app = app.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    assert not app.exception
+    a, b = app.selectbox(key="_widget_a").value, app.selectbox(key="_widget_b").value
+    gained, lost = app.dataframe[0], app.dataframe[1]
+    for table, outcome in ((gained, "win"), (lost, "loss")):
+        # The library's frame, every score as computed; the page names its columns in words.
+        changes = table.value
+        assert list(changes.columns) == [a, b, "delta", "outcome"]
+        assert set(changes["outcome"]) <= {outcome}
+        assert (changes["delta"] == changes[a] - changes[b]).all()
+        shown = json.loads(table.proto.columns)
+        assert shown == {
+            "delta": {"label": "A minus B", "type_config": {"type": "number", "format": "%+.4f"}},
+            "outcome": {"hidden": True},
+            "_index": {"label": "question", "type_config": {"type": "text"}},
+        }
