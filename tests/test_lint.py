@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
     ],
     ids=["ruff-check", "ruff-format", "mypy"],
 )
-def test_static_checks_are_clean(command: list[str]) -> None:
-    result = subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True, check=False)
+def test_static_checks_are_clean(command: list[str], tmp_path: Path) -> None:
+    # Their caches go under the test's temporary folder, not .ruff_cache/ and .mypy_cache/ in the checkout.
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    result = subprocess.run(
+        [sys.executable, "-m", *command, *cache], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
