@@ -64,12 +64,13 @@ def grid_heatmap(grid: pd.DataFrame, best: Mapping[str, Sequence[str]] | None = 
         )
     )
     title, top = heading("metric@k by configuration (★ best in column)")
-    # The column labels stand at 60 degrees above the plot, under the title: the top margin holds both (about
-    # 0.6 of the 13-pixel font per character, times sin 60°).
-    labels_height = int(max(map(len, labels), default=0) * 13 * 0.6 * 0.87) + 16
+    # The column labels stand upright above the plot, under the title: the top margin holds both (about 0.6 of
+    # the 13-pixel font per character). Upright, each takes a column's width at most; slanted, the boxes of 30
+    # neighbouring labels overlapped.
+    labels_height = int(max(map(len, labels), default=0) * 13 * 0.6) + 16
     figure.update_layout(
         title=title,
-        xaxis={"type": "category", "tickangle": -60, "side": "top"},
+        xaxis={"type": "category", "tickangle": -90, "side": "top"},
         yaxis={"type": "category", "autorange": "reversed", "tickfont": {"size": 11}},
     )
     return finish(

@@ -370,7 +370,8 @@ def configuration_heatmap(matrix: pd.DataFrame, k: int, *, best_chunk: pd.DataFr
     )
     figure.update_layout(
         title=title,
-        xaxis={"title": f"share of the gold in the top {k}", "type": "category"},
+        # Upright labels: in a half-width column plotly slanted them, and slanted boxes overlap their neighbours.
+        xaxis={"title": f"share of the gold in the top {k}", "type": "category", "tickangle": -90},
         yaxis={"autorange": "reversed", "type": "category", "tickfont": {"size": 11}},
     )
     # Never shorter than the colour bar's three labels need (two configurations drew them on top of each other).
@@ -512,7 +513,8 @@ def characters_plot(table: pd.DataFrame) -> Any:
             "type": "category",
             "categoryorder": "array",
             "categoryarray": escaped(configs),
-            "tickangle": -45 if len(configs) > 4 else 0,
+            # Upright when there are many: slanted, the boxes of neighbouring names overlap.
+            "tickangle": -90 if len(configs) > 4 else 0,
         },
         yaxis={"title": "characters", "rangemode": "tozero"},
         legend=_LEGEND_BELOW,
