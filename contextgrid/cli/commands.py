@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from contextgrid.core.checks import check_k
 from contextgrid.core.errors import InvalidParameterError, NameTakenError
 from contextgrid.io.files import (
     DEFAULT_MAX_BYTES,
@@ -18,11 +19,13 @@ from contextgrid.io.files import (
     parse_size,
     size_text,
 )
+from contextgrid.metrics.base import DEFAULT_K
 
 __all__ = [
     "COMMANDS",
     "REPLACE_HINT",
     "Subcommand",
+    "add_cutoff_option",
     "add_limit_options",
     "limits",
     "ratio_option",
@@ -72,6 +75,25 @@ def ratio_option(text: str) -> int | None:
         return parse_ratio(text)
     except InvalidParameterError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_cutoff_option(parser: argparse.ArgumentParser, *, command: str) -> None:
+    """Add ``--k K``, the one cut-off of a command that judges each question on its top k (``DEFAULT_K``, as on
+    the dashboard)."""
+
+    def cutoff(text: str) -> int:
+        try:
+            return check_k(int(text), function=command)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"expected a whole number, 1 or more, got {text!r}: {error}") from None
+
+    parser.add_argument(
+        "--k",
+        type=cutoff,
+        default=DEFAULT_K,
+        metavar="K",
+        help=f"the cut-off (default: {DEFAULT_K}, as on the dashboard)",
+    )
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:

@@ -22,11 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.commands import Subcommand, add_cutoff_option, limits
 from contextgrid.cli.tables import printable
-from contextgrid.core.checks import check_k
 from contextgrid.core.log import Severity
-from contextgrid.metrics.base import DEFAULT_K
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,24 +136,11 @@ ROW_FORMATS: dict[str, Callable[[list[dict[str, Cell]], list[str], TextIO], None
 """The output formats of ``contextgrid diagnose``, by name: ``writer(records, columns, stream)``."""
 
 
-def _cutoff(text: str) -> int:
-    try:
-        return check_k(int(text), function="diagnose")
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"expected a whole number, 1 or more, got {text!r}: {error}") from None
-
-
 def _configure_diagnose(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``contextgrid diagnose WORKSPACE [--config NAME] [--k K] [--format table|csv|json]``."""
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
     parser.add_argument("--config", metavar="NAME", help="only this configuration (default: every one)")
-    parser.add_argument(
-        "--k",
-        type=_cutoff,
-        default=DEFAULT_K,
-        metavar="K",
-        help=f"the cut-off (default: {DEFAULT_K}, as on the dashboard)",
-    )
+    add_cutoff_option(parser, command="diagnose")
     parser.add_argument(
         "--format",
         choices=tuple(ROW_FORMATS),

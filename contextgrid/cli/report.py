@@ -6,22 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from contextgrid.cli.commands import REPLACE_HINT, Subcommand, limits
-from contextgrid.core.checks import check_k
+from contextgrid.cli.commands import REPLACE_HINT, Subcommand, add_cutoff_option, limits
 from contextgrid.core.errors import OutputExistsError, OutputFileError
 from contextgrid.io.files import write_output
 from contextgrid.metrics import METRICS
-from contextgrid.metrics.base import DEFAULT_K
 from contextgrid.render.report import build_report
 
 __all__ = ["COMMAND"]
-
-
-def _cutoff(text: str) -> int:
-    try:
-        return check_k(int(text), function="report")
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"expected a whole number, 1 or more, got {text!r}: {error}") from None
 
 
 def _configure_report(parser: argparse.ArgumentParser) -> None:
@@ -30,13 +21,7 @@ def _configure_report(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("workspace", type=Path, metavar="WORKSPACE", help="the workspace folder")
     parser.add_argument("--config", required=True, metavar="NAME", help="the configuration to report on")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
-    parser.add_argument(
-        "--k",
-        type=_cutoff,
-        default=DEFAULT_K,
-        metavar="K",
-        help=f"the cut-off (default: {DEFAULT_K}, as on the dashboard)",
-    )
+    add_cutoff_option(parser, command="report")
     parser.add_argument(
         "--metric",
         default="recall",
