@@ -2,25 +2,30 @@
 
 Every time is read against ``F``, Streamlit's floor measured in the same run: a fresh server's first visit to a
 page that draws one heading (what this machine gives Streamlit itself right now; a shared machine's speed
-varies by the hour). Targets (issue #15):
+varies by the hour). Targets (issues #15 and #35):
 
-- the cold Overview of the big workspace (a fresh server's first visit) <= 3 x F;
+- the cold Overview of the big workspace (a fresh server's first visit) <= 3 x F: the scores, the budget curves
+  and the verdict at an equal budget included;
 - the sample workspace's first visit on a fresh server <= F + 0.5 s;
   both first visits are made in ``--fresh`` rounds (3), each round timing F just before them, and judged on the
   median of the rounds' ratios: the machine's speed drifts from one minute to the next, so one pair of visits
   says little. Every round is printed, with each visit's time from the command that started its server, for
   information: work moved before the server answers its health check would shorten the timed visit, not that;
-- on both, a page switch in the same tab with the data cached <= 0.6 x F, every page and every tab included:
-  the same tour of the pages and their tabs is made twice, the first computing and caching each view (shown
-  for information), the second timed against the target.
+- on both, every page and every tab (and the gold audit's folded table) is visited twice in the same browser
+  tab: the first time with its data computed <= 1 x F (data two views share is computed by the first of them in
+  the tour's order: Questions, Compare, Context waste, Answers, then the Overview's tabs), the second, with the
+  data cached, <= 0.6 x F.
 
-The big workspace is generated: 50 configurations x 10,000 questions x 20 deep (TREC runs and shared qrels,
-seeded). Chromium is Debian's (/usr/bin/chromium), headless, driven by Playwright; every wait is on a condition
-(the script run over, Streamlit's running indicator gone, nothing stale, each chart's plotly SVG drawn), never
-a fixed sleep. Each ratio is printed with PASS or MISS; the exit status is 1 on a miss.
+The big workspace is generated with its evidence by :func:`bench.synthetic_workspace.write_workspace`: 50
+configurations (10 fixed-size chunkings x 5 retrievers) x 10,000 questions x 20 deep, with documents, chunks,
+quoted gold that resolves, qrels per chunking, TREC runs and answers for 10 configurations, seeded. Chromium is
+Debian's (/usr/bin/chromium), headless, driven by Playwright; every wait is on a condition (the script run over,
+Streamlit's running indicator gone, nothing stale, each chart's plotly SVG drawn), never a fixed sleep. Each ratio
+is printed with PASS or MISS; the exit status is 1 on a miss.
 
 Run: python bench/bench_app.py [--configs 50 --questions 10000 --depth 20] [--fresh 3]; --quick checks that the
-bench runs (3 configurations x 200 questions x 5 deep), its verdicts meaning nothing.
+bench runs (10 configurations x 300 questions x 20 deep, one round of first visits), its verdicts meaning
+nothing.
 """
 
 from __future__ import annotations
@@ -40,18 +45,18 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-import numpy as np
 from playwright.sync_api import Browser, Page, sync_playwright
 
 if __package__ in (None, ""):  # run as a script: make ``bench`` and the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS
-from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.io import write_qrels, write_run
+from bench.synthetic_workspace import write_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 
+FIRST = 1.0
+"""A page or tab seen for the first time, its data computed, may take this share of F."""
 SWITCH = 0.6
 """A page or tab switch with the data cached may take this share of F."""
 COLD = 3.0
@@ -67,39 +72,6 @@ PAGES: dict[str, tuple[str, ...]] = {
     "Answers": (),
 }
 """Each page of the navigation (its link and its heading) and the tabs it draws, first the one it opens on."""
-
-
-def make_workspace(folder: Path, configs: int, questions: int, depth: int, seed: int = 7) -> None:
-    """Shared qrels (3 judged chunks per question) and one TREC run per configuration."""
-    rng = np.random.default_rng(seed)
-    pool = 400
-    qids = np.array([f"q{i}" for i in range(questions)])
-    judged = np.stack([rng.choice(pool, 3, replace=False) for _ in range(questions)])
-    qrels = QrelsTable.from_columns(
-        np.repeat(qids, 3), np.char.add("c", judged.ravel().astype(str)), rng.integers(0, 3, questions * 3)
-    )
-    write_qrels(qrels, folder / "qrels.txt")
-    (folder / "runs").mkdir()
-    lines = ['name = "bench"', 'qrels = "qrels.txt"']
-    for index in range(configs):
-        # Each row: the judged chunks at random depths among random others, distinct per question.
-        ranked = np.argsort(rng.random((questions, pool)), axis=1)[:, :depth]
-        chunk_ids = np.char.add("c", ranked.ravel().astype(str))
-        run = RunTable.from_columns(np.repeat(qids, depth), chunk_ids, rank=np.tile(np.arange(1, depth + 1), questions))
-        name = f"config-{index:02d}"
-        write_run(run, folder / "runs" / f"{name}.trec", tag=name)
-        size, retriever = (256, 512, 1024, 2048, 4096)[index % 5], ("bm25", "dense")[index // 25]
-        lines += [
-            "",
-            "[[config]]",
-            f'name = "{name}"',
-            f'run = "runs/{name}.trec"',
-            "[config.params]",
-            f"size = {size}",
-            f'retriever = "{retriever}"',
-            f"seed = {index}",
-        ]
-    (folder / "contextgrid.toml").write_text("\n".join(lines) + "\n")
 
 
 def _port() -> int:
@@ -157,7 +129,7 @@ SETTLED = """([heading, tab]) => {
         && (heading === null || headings.some(h => h.textContent.trim() === heading && h.checkVisibility()))
         && drawn;
 }"""
-WAIT = 300_000
+WAIT = 900_000  # ms: the first views of the big workspace may compute for minutes
 
 
 def settled(page: Page, heading: str | None = None, *, tab: str | None = None) -> None:
@@ -171,9 +143,10 @@ def settled(page: Page, heading: str | None = None, *, tab: str | None = None) -
 
 
 def timed(action: Callable[[], object]) -> float:
+    """The seconds ``action`` takes, or the seconds it returns (a step that first undoes a state, untimed)."""
     start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
+    measured = action()
+    return measured if isinstance(measured, float) else time.perf_counter() - start
 
 
 def visit(page: Page, url: str, heading: str) -> None:
@@ -194,16 +167,48 @@ def show_tab(page: Page, tab: str) -> None:
     settled(page, tab=tab)
 
 
-def tour(page: Page) -> Iterator[tuple[str, Callable[[], None]]]:
+# The expander's table is drawn once it is open and visible: until then the click has not been answered.
+UNFOLDED = """(label) => {
+    const box = [...document.querySelectorAll("[data-testid=stExpander]")].find(e => e.textContent.includes(label));
+    const details = box && box.querySelector("details");
+    const tables = box ? [...box.querySelectorAll("[data-testid=stDataFrame]")] : [];
+    return details !== null && details !== undefined && details.open && tables.length > 0
+        && tables.every(table => table.checkVisibility() && table.querySelector("canvas"));
+}"""
+
+
+def unfold(page: Page, label: str) -> float:
+    """Open the expander whose title holds ``label`` (closed first, untimed, if a rerun kept it open) and wait
+    until the tables in it are drawn; the seconds from the click."""
+    summary = page.get_by_test_id("stExpander").filter(has_text=label).first.locator("summary")
+    if page.evaluate(UNFOLDED, label):
+        summary.click()
+        page.wait_for_function(f"label => !({UNFOLDED})(label)", arg=label, timeout=WAIT)
+    start = time.perf_counter()
+    summary.click()
+    page.wait_for_function(UNFOLDED, arg=label, timeout=WAIT)
+    settled(page)
+    return time.perf_counter() - start
+
+
+FOLDED: dict[tuple[str, str], str] = {("Overview", "Why questions fail"): "Audit of the gold"}
+"""The folded views a tab holds (page, tab): each expander's title, unfolded after its tab."""
+
+
+def tour(page: Page) -> Iterator[tuple[str, Callable[[], object]]]:
     """From the Overview, every page and on each every tab it draws, then its first tab again: (what, step)
     pairs, each step one switch in the same browser tab. Made twice, the second tour finds every view cached."""
     for link in [*list(PAGES)[1:], "Overview"]:
         yield f"switch to {link}", partial(follow, page, link)
         tabs = PAGES[link]
         for tab in [*tabs[1:], *tabs[:1]]:
-            # Not every workspace has every view (the big one has no documents, so no waste tabs).
+            # A workspace without documents or answers has fewer views; both measured here have every one.
             if page.get_by_role("tab", name=tab, exact=True).count():
                 yield f"  {link} tab: {tab}", partial(show_tab, page, tab)
+                if (folded := FOLDED.get((link, tab))) and page.get_by_test_id("stExpander").filter(
+                    has_text=folded
+                ).count():
+                    yield f"  {link} tab: {tab}, unfold: {folded}", partial(unfold, page, folded)
 
 
 @dataclass
@@ -220,17 +225,14 @@ class Verdicts:
 
     def against(self, label: str, seconds: float, limit: float, target: str) -> None:
         verdict = self.verdict(label, seconds <= limit)
-        print(f"{label:<56} {seconds:7.2f} s {seconds / self.floor:6.2f} F  target {target:<11} {verdict}")
-
-    def note(self, label: str, seconds: float) -> None:
-        print(f"{label:<56} {seconds:7.2f} s {seconds / self.floor:6.2f} F  (first time: data computed)")
+        print(f"{label:<76} {seconds:7.2f} s {seconds / self.floor:6.2f} F  target {target:<11} {verdict}")
 
 
 def switches(page: Page, verdicts: Verdicts, where: str) -> None:
-    """The tour once, computing and caching every view (shown for information), then again, each switch
-    timed against :data:`SWITCH` x F."""
+    """The tour once, computing and caching every view, each view timed against :data:`FIRST` x F, then again,
+    each switch timed against :data:`SWITCH` x F."""
     for label, step in tour(page):
-        verdicts.note(f"{where}: {label}", timed(step))
+        verdicts.against(f"{where}: {label}, first", timed(step), FIRST * verdicts.floor, f"<= {FIRST} F")
     for label, step in tour(page):
         verdicts.against(f"{where}: {label}, cached", timed(step), SWITCH * verdicts.floor, f"<= {SWITCH} F")
 
@@ -275,15 +277,15 @@ def measure(browser: Browser, folder: Path, fresh: int) -> Verdicts:
             f"{f_all:.2f}, {cold_all:.2f}, {first_all:.2f} s"
         )
     floor = statistics.median(floors)
-    print(f"{'F: a one-heading page, first visit on a fresh server':<56} {floor:7.2f} s  (median of {fresh})")
+    print(f"{'F: a one-heading page, first visit on a fresh server':<76} {floor:7.2f} s  (median of {fresh})")
     verdicts = Verdicts(floor)
     ratio = statistics.median(cold / f for cold, f in zip(colds, floors, strict=True))
     label = "big: Overview, cold (fresh server, first visit)"
-    print(f"{label:<56} {'':9} {ratio:6.2f} F  target <= {COLD} F     {verdicts.verdict(label, ratio <= COLD)}")
+    print(f"{label:<76} {'':9} {ratio:6.2f} F  target <= {COLD} F     {verdicts.verdict(label, ratio <= COLD)}")
     extra = statistics.median(first - f for first, f in zip(firsts, floors, strict=True))
     label = "sample: first visit (fresh server)"
     passed = extra <= SAMPLE_EXTRA
-    print(f"{label:<56} F + {extra:.2f} s {'':8} target <= F+{SAMPLE_EXTRA} s  {verdicts.verdict(label, passed)}")
+    print(f"{label:<76} F + {extra:.2f} s {'':8} target <= F+{SAMPLE_EXTRA} s  {verdicts.verdict(label, passed)}")
 
     for workspace, where in ((folder, "big"), (None, "sample")):
         with streamlit(workspace) as url:
@@ -300,21 +302,20 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=20)
     parser.add_argument("--fresh", type=int, default=3, help="rounds of first visits on fresh servers (median)")
-    parser.add_argument("--quick", action="store_true", help="3 configurations x 200 questions x 5 deep: a check")
+    parser.add_argument(
+        "--quick", action="store_true", help="10 configurations x 300 questions x 20 deep, one round: a check"
+    )
     args = parser.parse_args()
     if args.quick:
-        args.configs, args.questions, args.depth = 3, 200, 5
+        args.configs, args.questions, args.depth, args.fresh = 10, 300, 20, 1
 
     with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
         folder = Path(scratch)
         started = time.perf_counter()
-        make_workspace(folder, args.configs, args.questions, args.depth)
+        shape = write_workspace(folder, configs=args.configs, questions=args.questions, depth=args.depth)
         # The files just written are still being flushed to disk: let that finish before anything is timed.
         os.sync()
-        print(
-            f"workspace: {args.configs} configurations x {args.questions} questions x {args.depth} deep, "
-            f"written in {time.perf_counter() - started:.1f} s"
-        )
+        print(f"workspace: {shape}; written in {time.perf_counter() - started:.1f} s")
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             verdicts = measure(browser, folder, args.fresh)
