@@ -28,14 +28,16 @@ def expected(baseline: str, metric: str, k: int) -> str:
     return str(compare_configurations(scores, baseline=baseline, metric=f"{metric}@{k}"))
 
 
-def test_compare_prints_the_librarys_table(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "compare", str(HANDMADE), "--metric", "ndcg@10", "--baseline", "bm25-fixed-512")
+def test_compare_wide_prints_the_librarys_table(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(
+        capsys, "compare", str(HANDMADE), "--metric", "ndcg@10", "--baseline", "bm25-fixed-512", "--wide"
+    )
     assert (status, err) == (0, "")
     assert out == expected("bm25-fixed-512", "ndcg", 10) + "\n"
 
 
 def test_compare_baseline_defaults_to_the_first_configuration(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "compare", str(HANDMADE), "--metric", "recall@5")
+    status, out, _ = run(capsys, "compare", str(HANDMADE), "--metric", "recall@5", "--wide")
     assert status == 0
     assert out == expected(load_workspace(HANDMADE).names[0], "recall", 5) + "\n"
 
@@ -102,7 +104,7 @@ def test_no_interval_printed_beside_a_verdict_contradicts_it(
 
 
 def test_compare_help_explains_every_column_of_its_table(capsys: pytest.CaptureFixture[str]) -> None:
-    _, table, _ = run(capsys, "compare", str(HANDMADE), "--metric", "recall@5")
+    _, table, _ = run(capsys, "compare", str(HANDMADE), "--metric", "recall@5", "--wide")
     header = table.splitlines()[1]
     status, help_text, _ = run(capsys, "compare", "--help")
     assert status == 0

@@ -143,24 +143,24 @@ def test_one_configuration_has_no_config_key(tiny: Path, capsys: pytest.CaptureF
 def test_the_table_is_aligned_with_a_dash_where_a_signal_does_not_apply(
     tiny: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "sentences", "--k", "2")
+    status, out, err = run_main(capsys, "diagnose", str(tiny), "--config", "sentences", "--k", "2", "--wide")
     assert (status, err) == (0, unresolved_q3(tiny))
     # q4 and q6 are hits of "whole" (elsewhere 1); q5 too. Then the count of each cause.
     assert out == (
-        "question  cause          first_rank  retrieved  best_share  recall_k  lex_gap  density  distractors  min_k  "
-        "min_budget  elsewhere\n"
-        "q10       hit                     1          2        1.00      1.00  -              -            -      -  "
-        "         -          -\n"
-        "q2        no_gold                 -          0           -         -  -              -            -      -  "
-        "         -          -\n"
-        "q3        unresolved              -          0           -         -  -              -            -      -  "
-        "         -          -\n"
-        "q4        ranked_low              3          3        1.00         -  no          1.00            0      3  "
-        "        92          1\n"
-        "q5        split                   -          1        0.35         -  -              -            -      -  "
-        "         -          1\n"
-        "q6        not_retrieved           -          2        1.00         -  yes         1.00            0      -  "
-        "         -          1\n"
+        "question  cause          first_rank  retrieved  best_share  gold_recall  vocab_gap  density  distractors  "
+        "min_k  min_budget  elsewhere\n"
+        "q10       hit                     1          2        1.00         1.00  -                -            -  "
+        "    -           -          -\n"
+        "q2        no_gold                 -          0           -            -  -                -            -  "
+        "    -           -          -\n"
+        "q3        unresolved              -          0           -            -  -                -            -  "
+        "    -           -          -\n"
+        "q4        ranked_low              3          3        1.00            -  no            1.00            0  "
+        "    3          92          1\n"
+        "q5        split                   -          1        0.35            -  -                -            -  "
+        "    -           -          1\n"
+        "q6        not_retrieved           -          2        1.00            -  yes           1.00            0  "
+        "    -           -          1\n"
         "\n"
         "causes     no_gold  unresolved  hit  partial  split  ranked_low  not_retrieved\n"
         "sentences        1           1    1        0      1           1              1\n"

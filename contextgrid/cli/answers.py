@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from contextgrid.answering.batch import SCORE_COLUMNS, answers_frame, worst_first
 from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.tables import TERMINAL_WIDTH
 from contextgrid.workspace.answers import workspace_answers, workspace_summary
 
 if TYPE_CHECKING:
@@ -18,7 +19,29 @@ if TYPE_CHECKING:
     from contextgrid.cli.tables import ScoreTable
 
 
-__all__ = ["COMMAND"]
+__all__ = ["ANSWERS_EPILOG", "COMMAND"]
+
+ANSWERS_EPILOG = f"""\
+columns of the table (rows, with --config):
+  measure, config        a row per measure, a column per configuration with answers (its name
+                         wrapped after a - to fit; a row per configuration if still too wide)
+  question               with --config: a row per answer, worst first (most problems first)
+  answers                the configuration's answers
+  answered               those that did not abstain
+  groundedness           the share of an answer's distinct words its context holds (per
+                         configuration: the mean over the answers that did not abstain, as for
+                         the next two)
+  citation_accuracy      the share of its cited passages that were in its context (- if none)
+  evidence_overlap       the share of its gold chunks' distinct words the answer uses
+  abstained              1 if it declined to answer (per configuration: how many did)
+  should_have_abstained  1 if its context held no gold chunk, so declining was right
+  correct_refusals       abstained with nothing to answer from
+  wrong_refusals         abstained although the context held the answer's evidence
+  unwarranted_answers    answered although the context held none of it
+  problems               the warnings on the answer (a citation of a passage not in its context ...)
+A table wider than {TERMINAL_WIDTH} characters has its headers wrapped after a - or _; if that is not enough, its
+columns are left out from the right, named in a note on stderr. --wide prints it whole; csv and json
+always hold every column."""
 
 
 def _column(frame: pd.DataFrame, column: str) -> list[float | None]:
@@ -46,6 +69,13 @@ def _configure_answers(parser: argparse.ArgumentParser) -> None:
         help="one row per answer of this configuration, worst first (default: one column per configuration)",
     )
     parser.add_argument("--format", choices=tuple(FORMATS), default="table", help="output format (default: table)")
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help=f"print the table whole, however wide (default: fit {TERMINAL_WIDTH} characters)",
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = ANSWERS_EPILOG
 
 
 def _run_answers(args: argparse.Namespace) -> int:
@@ -65,9 +95,31 @@ def _run_answers(args: argparse.Namespace) -> int:
         grid = ScoreTable("question", tuple(map(str, frame.index)), SCORE_COLUMNS, values)
     if args.format == "json":
         _write_rows(grid, "config" if args.config is None else "question")
+    elif args.format == "table" and not args.wide:
+        _write_fitted(grid, summary=args.config is None)
     else:
         FORMATS[args.format](grid, sys.stdout)
     return 0
+
+
+def _write_fitted(grid: ScoreTable, *, summary: bool) -> None:
+    """``grid`` within the terminal's width: its headers wrapped where that is enough, else (the summary turned
+    to a row per configuration) its first columns that fit, with a note on stderr naming the others."""
+    from contextgrid.cli.tables import FORMATS, fitted, fitted_lines, printable
+
+    lines = fitted_lines(grid)
+    if lines is not None:
+        print("\n".join(lines))
+        return
+    table = grid.transposed("config") if summary else grid
+    shown = fitted(table)
+    left = table.columns[len(shown.columns) :]
+    print(
+        f"contextgrid: note: {', '.join(map(printable, left))} left out to fit {TERMINAL_WIDTH} characters; "
+        "--wide prints every column (csv and json hold them all)",
+        file=sys.stderr,
+    )
+    FORMATS["table"](shown, sys.stdout)
 
 
 def _write_rows(grid: ScoreTable, key: str) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextgrid.cli.commands import Subcommand, limits
+from contextgrid.cli.tables import TERMINAL_WIDTH
 from contextgrid.metrics.base import METRICS
 from contextgrid.workspace.manifest import load_workspace
 
@@ -29,32 +30,38 @@ def metric_at_k(text: str) -> tuple[str, int]:
     return name, int(k)
 
 
-COMPARE_EPILOG = """\
+COMPARE_EPILOG = f"""\
 the table, one row per configuration against the baseline:
   config            the configuration (the baseline's row says "baseline")
   mean              the configuration's mean METRIC@K
   difference        its mean minus the baseline's (positive: it scored higher)
-  interval (level)  the paired test's own confidence interval of the difference: the shifts of every
-                    question's difference the test does not reject, at the level the correction sets for
-                    that row (95% without one). It leaves out 0 exactly when the verdict is significant;
-                    -inf/+inf where the test cannot reject any shift that way (too few questions differ).
-                    For --test wilcoxon it is the Hodges-Lehmann interval of the typical difference (the
-                    median of the pairwise means of the differences), not of the mean
+  interval (level)  the paired test's own confidence interval of the difference: the shifts of
+                    every question's difference the test does not reject, at the level the
+                    correction sets for that row (95% without one). It leaves out 0 exactly when
+                    the verdict is significant; -inf/+inf where the test cannot reject any shift
+                    that way (too few questions differ). For --test wilcoxon it is the
+                    Hodges-Lehmann interval of the typical difference (the median of the pairwise
+                    means of the differences), not of the mean
   p (CORRECTION)    the test's two-sided p-value, corrected for the comparisons made together;
                     "< 0.001" below what the test or its resampling can tell apart
   d                 the effect size: the difference in standard deviations of the per-question
                     differences (Cohen's d; about 0.2 small, 0.5 medium, 0.8 large)
-  W/T/L             questions the configuration won, tied (within 1e-9) and lost against the baseline
+  W/T/L             questions the configuration won, tied (within 1e-9) and lost against the
+                    baseline
   verdict           significantly better (▲), significantly worse (▼) or not significant
-Under the table, one line per configuration says what limits its verdict: how many questions differ, the
-smallest p-value the test can reach with them, the smallest difference they detect with 80% power, and the
-correction where it changed the verdict.
+Under the table, one line per configuration says what limits its verdict: how many questions
+differ, the smallest p-value the test can reach with them, the smallest difference they detect
+with 80% power, and the correction where it changed the verdict.
 
---format csv and json give the same numbers by field name, one record per configuration naming it
-(config) and the baseline: ci_low/ci_high and ci_level are the interval and its level (an unbounded
-end is null in json), p_value and p_adjusted the raw and corrected p-values, p_floor the smallest
-p-value reachable, detectable the 80%-power difference, bootstrap_low/bootstrap_high a separate
-bootstrap interval (not corrected, and never what the verdict rests on).
+To fit {TERMINAL_WIDTH} characters, the table leaves out d and W/T/L, then writes a verdict as
+▲ better or ▼ worse (a line under the table says what they mean), then leaves out the interval,
+as far as it takes; a note on stderr says so, and --wide prints every column on whole lines.
+
+--format csv and json give the same numbers by field name, one record per configuration naming
+it (config) and the baseline: ci_low/ci_high and ci_level are the interval and its level (an
+unbounded end is null in json), p_value and p_adjusted the raw and corrected p-values, p_floor
+the smallest p-value reachable, detectable the 80%-power difference, bootstrap_low/bootstrap_high
+a separate bootstrap interval (not corrected, and never what the verdict rests on).
 """
 
 
@@ -72,6 +79,11 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: 0)")
     parser.add_argument("--format", choices=tuple(COMPARE_FORMATS), default="table", help="default: table")
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help=f"every column and whole lines, however wide (default: fit {TERMINAL_WIDTH} characters)",
+    )
 
 
 COMPARE_FORMATS: dict[str, Callable[[ComparisonTable], str]] = {
@@ -101,8 +113,40 @@ def _run_compare(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
     )
-    sys.stdout.write(COMPARE_FORMATS[args.format](table))
+    if args.format == "table" and not args.wide:
+        sys.stdout.write(_fitted(table) + "\n")
+    else:
+        sys.stdout.write(COMPARE_FORMATS[args.format](table))
     return 0
+
+
+_NARROWER = (
+    ((), False),
+    (("d", "W/T/L"), False),
+    (("d", "W/T/L"), True),
+    (("d", "W/T/L", "interval"), True),
+)
+"""How the table narrows to fit a terminal, step by step: the columns it leaves out and whether a verdict is
+shortened to its marker and a word (``▲ better``, a line under the table saying what the markers mean)."""
+
+
+def _fitted(table: ComparisonTable) -> str:
+    """The table's text within the terminal's width, at the first step of :data:`_NARROWER` that fits (else the
+    last); a note on stderr names what was left out."""
+    from contextgrid.significance.comparisons import TEXT_COLUMNS
+
+    for left, short in _NARROWER:
+        columns = [column for column in TEXT_COLUMNS if column not in left]
+        text = table.text(columns=columns, short_verdicts=short, width=TERMINAL_WIDTH)
+        if max(map(len, text.splitlines())) <= TERMINAL_WIDTH:
+            break
+    if left or short:
+        said = [f"{' and '.join(left)} left out"] + (["verdicts shortened to ▲ better, ▼ worse"] if short else [])
+        print(
+            f"contextgrid: note: {', '.join(said)} to fit {TERMINAL_WIDTH} characters; --wide prints every column",
+            file=sys.stderr,
+        )
+    return text
 
 
 COMMAND = Subcommand(

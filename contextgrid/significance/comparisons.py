@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+import textwrap
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,11 @@ from contextgrid.significance.wording import format_interval, format_level, form
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COMPARISON_COLUMNS", "ComparisonTable", "PairedComparison", "PairwiseComparisons"]
+__all__ = ["COMPARISON_COLUMNS", "TEXT_COLUMNS", "ComparisonTable", "PairedComparison", "PairwiseComparisons"]
+
+
+TEXT_COLUMNS = ("config", "mean", "difference", "interval", "p", "d", "W/T/L", "verdict")
+"""The columns of :meth:`ComparisonTable.text`, in the order it prints them."""
 
 
 def _check_family(label: str, comparisons: tuple[PairedComparison, ...], means: Mapping[str, float]) -> None:
@@ -165,7 +170,37 @@ class ComparisonTable:
 
     def __str__(self) -> str:
         """A plain-text table: the header names the test, its interval and the correction behind every row, and a
-        note under it says what limits each verdict."""
+        note under it says what limits each verdict (:meth:`text` with every column)."""
+        return self.text()
+
+    def text(
+        self, *, columns: Sequence[str] = TEXT_COLUMNS, short_verdicts: bool = False, width: int | None = None
+    ) -> str:
+        """The plain-text table with only ``columns`` (of :data:`TEXT_COLUMNS`, printed in that order).
+
+        ``short_verdicts`` writes a verdict as its marker and a word (``▲ better``), with a line under the table
+        saying what the markers mean; ``width`` wraps the title and the notes under the table to that many
+        characters (the table's own lines are as wide as their cells).
+
+        Examples
+        --------
+        >>> from contextgrid.significance import compare_configurations
+        >>> scores = {"a": dict.fromkeys("uvwxyz", 0.0), "b": dict.fromkeys("uvwxyz", 1.0)}
+        >>> table = compare_configurations(scores, baseline="a", metric="recall@5")
+        >>> print(table.text(columns=("config", "mean", "difference", "verdict"), short_verdicts=True, width=60))
+        recall@5 against 'a', 6 questions: permutation test with its
+          own sign-flip interval, holm correction, alpha 0.05
+        config  mean    difference  verdict
+        a       0.0000              baseline
+        b       1.0000  +1.0000     ▲ better
+        ▲ better, ▼ worse: significantly so at alpha 0.05, after the
+          holm correction
+        <BLANKLINE>
+        b: 6 of 6 questions differ. Every question differs by the
+          same amount: there is no spread to judge power by.
+        """
+        unknown = [column for column in columns if column not in TEXT_COLUMNS]
+        require(not unknown, "ComparisonTable.text", f"columns must be among {TEXT_COLUMNS}, got {unknown}")
         first = self.comparisons[0]
         metric = self.metric or "score"
         p_label = "p" if first.correction == "none" else f"p ({first.correction})"
@@ -173,8 +208,7 @@ class ComparisonTable:
             f"{metric} against {self.baseline!r}, {first.n_questions} questions: {first.test} test with its own "
             f"{first.interval_name} interval, {first.correction} correction, alpha {first.alpha:g}"
         )
-        columns = ("config", "mean", "difference", "interval (level)", p_label, "d", "W/T/L", "")
-        rows = [columns]
+        rows = [("config", "mean", "difference", "interval (level)", p_label, "d", "W/T/L", "")]
         by_config = {c.a: c for c in self.comparisons}
         for config, mean in self.means.items():
             comparison = by_config.get(config)
@@ -184,6 +218,9 @@ class ComparisonTable:
             interval = f"{format_interval(comparison.ci_low, comparison.ci_high)} ({format_level(comparison.ci_level)})"
             effect = "n/a" if comparison.effect_size is None else f"{comparison.effect_size:+.2f}"
             factor = comparison.p_adjusted / comparison.p_value if comparison.p_value > 0 else 1.0
+            verdict = comparison.verdict
+            if short_verdicts and comparison.marker:
+                verdict = "better" if comparison.marker == BETTER else "worse"
             rows.append(
                 (
                     config,
@@ -193,17 +230,31 @@ class ComparisonTable:
                     format_p(comparison.p_adjusted, resolution=comparison.p_resolution, factor=factor),
                     effect,
                     f"{comparison.wins}/{comparison.ties}/{comparison.losses}",
-                    f"{comparison.marker} {comparison.verdict}" if comparison.marker else comparison.verdict,
+                    f"{comparison.marker} {verdict}" if comparison.marker else verdict,
                 )
             )
-        widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
-        lines = [header]
-        lines.extend(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
-        )
+        if short_verdicts:
+            rows[0] = (*rows[0][:-1], "verdict")
+        kept = [TEXT_COLUMNS.index(column) for column in TEXT_COLUMNS if column in columns]
+        widths = {i: max(len(row[i]) for row in rows) for i in kept}
+        lines = _wrapped(header, width)
+        lines.extend("  ".join(row[i].ljust(widths[i]) for i in kept).rstrip() for row in rows)
+        if short_verdicts:
+            corrected = "" if first.correction == "none" else f", after the {first.correction} correction"
+            lines.extend(
+                _wrapped(f"{BETTER} better, {WORSE} worse: significantly so at alpha {first.alpha:g}{corrected}", width)
+            )
         lines.append("")
-        lines.extend(f"{c.a}: {' '.join(limits(c))}" for c in self.comparisons)
+        for c in self.comparisons:
+            lines.extend(_wrapped(f"{c.a}: {' '.join(limits(c))}", width))
         return "\n".join(lines)
+
+
+def _wrapped(text: str, width: int | None) -> list[str]:
+    """``text`` as one line, or wrapped at ``width`` with the lines after the first indented."""
+    if width is None:
+        return [text]
+    return textwrap.wrap(text, width=width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
 
 
 COMPARISON_COLUMNS = (
