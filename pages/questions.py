@@ -95,7 +95,8 @@ if has_causes:
         "smallest_budget (characters), where this configuration would get it; hit_elsewhere, the other "
         "configurations that get it right."
     )
-st.dataframe(shown, width="stretch")
+# A signal that does not apply (gold_recall_at_k of a miss or of no gold) is missing: blank, not Streamlit's "None".
+st.dataframe(shown, width="stretch", placeholder="")
 
 if shown.empty:
     st.stop()

@@ -177,6 +177,22 @@ def test_questions_page_lists_per_question_scores_worst_first() -> None:
     assert set(table.index[: len(failing)]) == set(failing)
 
 
+def test_questions_without_gold_show_a_blank_gold_recall_never_the_text_none() -> None:
+    app = page(start(config="bm25-recursive-500-0", k="5"), "questions.py")
+    no_problems(app)
+    [element] = [frame for frame in app.dataframe if "gold_recall_at_k" in frame.value.columns]
+    column = element.value["gold_recall_at_k"]
+    assert pd.api.types.is_float_dtype(column.dtype)
+    assert not column.map(lambda value: isinstance(value, str)).any()
+    # Missing where nothing was judged (no gold, or the gold not in the top k), numbers elsewhere.
+    unjudged = element.value["cause"].isin(["no_gold", "not_retrieved", "ranked_low"])
+    assert column[unjudged].isna().all()
+    assert column[element.value["cause"] == "hit"].notna().all()
+    # Streamlit writes a missing value as "None" unless the table names another placeholder: a blank here.
+    assert element.proto.HasField("placeholder")
+    assert element.proto.placeholder == ""
+
+
 def test_questions_filters_drive_the_table() -> None:
     app = page(start(config="bm25-recursive-500-0", k="1"), "questions.py")
     everything = len(app.dataframe[0].value)
