@@ -26,7 +26,7 @@ st.caption(
     "Means over the answers that did not abstain (citation accuracy also leaves out answers that cite nothing); "
     "counts over every answer."
 )
-st.dataframe(_data.guard(lambda: _data.answer_summary(source), source=source), width="stretch")
+st.dataframe(_data.guard(lambda: _data.answer_summary(source), source=source), width="stretch", placeholder="")
 
 config = _state.choose("Configuration", configs, "config")
 table = _data.guard(lambda: _data.answer_table(source, config), source=source)
@@ -34,14 +34,14 @@ table = _data.guard(lambda: _data.answer_table(source, config), source=source)
 left, right = st.columns([1, 2])
 with left:
     st.caption("Abstained (columns) against should have abstained (rows)")
-    st.dataframe(_data.guard(lambda: _data.abstentions(source, config), source=source))
+    st.dataframe(_data.guard(lambda: _data.abstentions(source, config), source=source), placeholder="")
 with right:
     wrong = table[~table["abstention_correct"]]
     st.metric("Wrong abstentions", f"{len(wrong)} of {len(table)}")
 
 st.subheader("Worst answers first")
 shown = [*SCORE_COLUMNS, "invalid_citations", "answer"]
-st.dataframe(table[shown], width="stretch")
+st.dataframe(table[shown], width="stretch", placeholder="")
 
 if table.empty:
     st.stop()
@@ -65,4 +65,6 @@ st.caption(
     f"The context: {len(entry.context.chunks)} passage(s), {entry.context.tokens} tokens; "
     f"gold chunks of this question: {md(', '.join(entry.gold_chunk_ids)) or 'none'}"
 )
-st.dataframe(_data.guard(lambda: _data.passages(source, config, question), source=source), width="stretch")
+st.dataframe(
+    _data.guard(lambda: _data.passages(source, config, question), source=source), width="stretch", placeholder=""
+)

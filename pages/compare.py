@@ -67,10 +67,20 @@ if pair_view.open:
         }
         with up:
             st.subheader(f"Where {md(a)} gained most")
-            st.dataframe(changes[changes["outcome"] == "win"].head(10), width="stretch", column_config=change_columns)
+            st.dataframe(
+                changes[changes["outcome"] == "win"].head(10),
+                width="stretch",
+                column_config=change_columns,
+                placeholder="",
+            )
         with down:
             st.subheader(f"Where {md(a)} lost most")
-            st.dataframe(changes[changes["outcome"] == "loss"].head(10), width="stretch", column_config=change_columns)
+            st.dataframe(
+                changes[changes["outcome"] == "loss"].head(10),
+                width="stretch",
+                column_config=change_columns,
+                placeholder="",
+            )
         st.subheader("How the causes move")
         missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
         if missing:
@@ -83,7 +93,7 @@ if pair_view.open:
             st.markdown(f"From {md(b)} to {md(a)} at k={k}: {md(transition_sentence(moves, limit=4))}")
             for start, end, count, ids in moves[["from", "to", "count", "questions"]].itertuples(index=False):
                 with st.expander(md(f"{count} from {start} to {end}")):
-                    st.dataframe(_data.questions_by_id(source, ids), width="stretch")
+                    st.dataframe(_data.questions_by_id(source, ids), width="stretch", placeholder="")
             st.subheader("At an equal context budget")
             parting = _data.attempt(lambda: _data.budget_parting(source, a, b), source=source)
             if parting is not None:
@@ -121,7 +131,7 @@ if winner_view.open:
             result = _data.guard(
                 lambda: _data.comparison(source, metric, k, tuple(chosen), baseline, test, correction), source=source
             )
-        st.dataframe(verdict_table(result), width="stretch", hide_index=True)
+        st.dataframe(verdict_table(result), width="stretch", hide_index=True, placeholder="")
         first = result.comparisons[0]
         st.caption(
             f"Each configuration against {md(baseline)} on the {first.n_questions:,} questions both score. "

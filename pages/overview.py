@@ -73,7 +73,7 @@ if table.open:
         )
         if shown_metrics:
             st.caption("The best value in each column is in bold on green. Choose the metrics to show above.")
-            st.dataframe(_data.grid_styler(source, shown_metrics), width="stretch")
+            st.dataframe(_data.grid_styler(source, shown_metrics), width="stretch", placeholder="")
         else:
             st.info("Choose at least one metric to show the grid; the CSV below has them all.")
         st.download_button(
@@ -146,7 +146,7 @@ if causes.open:
                     "Repeated questions, gold never found in the documents, each document's share of the gold, "
                     "and retrieved chunks that may be unlabelled copies of a gold passage: listed, never re-scored."
                 )
-                st.dataframe(findings, width="stretch", hide_index=True)
+                st.dataframe(findings, width="stretch", hide_index=True, placeholder="")
             clicked = selected_bar(event.selection, list(counts.index))
             if clicked is not None:
                 # The list then holds exactly the bar's questions: the Questions page's other filters are cleared.

@@ -129,7 +129,9 @@ if entry is not None:
         st.warning("This question's gold evidence was not found in the documents.")
 
 st.caption(f"What {md(config)} returned (top 20):")
-st.dataframe(_data.guard(lambda: _data.ranking(source, config, question, 20), source=source), width="stretch")
+st.dataframe(
+    _data.guard(lambda: _data.ranking(source, config, question, 20), source=source), width="stretch", placeholder=""
+)
 
 if has_causes:
     right_ones = _data.guard(lambda: _data.right_elsewhere(source, question, k, config), source=source)

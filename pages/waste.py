@@ -100,7 +100,7 @@ if one.open:
         }
         # Wide enough for the longest configuration name (about 7 px a character at the table's font).
         columns["_index"] = st.column_config.Column(width=7 * max(map(len, numbers.index)) + 16)
-        st.dataframe(numbers, width="stretch", column_config=columns)
+        st.dataframe(numbers, width="stretch", column_config=columns, placeholder="")
         drawing, figures = st.columns([3, 2])
         with figures:
             split_title = f"Where the characters of the top {k} chunks went"
@@ -165,7 +165,7 @@ if against.open:
             exports(precision_recall_plot(summary, k, _data.parameters(source)), f"precision-against-recall-at-{k}")
         with right:
             exports(characters_plot(table), f"characters-per-question-at-{k}")
-        st.dataframe(summary.style.format("{:.3f}"), width="stretch")
+        st.dataframe(summary.style.format("{:.3f}"), width="stretch", placeholder="")
 if report.open:
     with report:
         left, right = st.columns(2)

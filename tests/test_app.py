@@ -3,6 +3,7 @@ shown are the library's, and widgets drive the views."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pandas as pd
@@ -573,3 +574,16 @@ def test_overview_grid_follows_the_chosen_metrics() -> None:
     no_problems(app)
     assert not app.dataframe
     assert any("Choose at least one metric" in box.value for box in app.info)
+
+
+def test_every_table_of_every_page_shows_a_missing_value_as_a_blank() -> None:
+    """Streamlit writes a missing value as "None" unless the table names another placeholder; every
+    ``st.dataframe`` of every page names a blank."""
+    calls = [
+        (page.name, node.lineno, {keyword.arg for keyword in node.keywords})
+        for page in sorted((ROOT / "pages").glob("*.py"))
+        for node in ast.walk(ast.parse(page.read_text()))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "st.dataframe"
+    ]
+    assert len(calls) >= 10
+    assert [(name, line) for name, line, keywords in calls if "placeholder" not in keywords] == []
