@@ -27,7 +27,7 @@ from contextgrid.analysis.budget import BudgetRows, budget_frontier, budget_grid
 from contextgrid.analysis.budget_verdict import budget_verdict
 from contextgrid.data.records import Chunk, EvalItem, GoldSpan, Span
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import gold_columns
+from contextgrid.evidence.run_waste import chunking_gold, gold_columns
 
 SIZES = (150, 200, 300, 500, 700, 1000, 1400, 2000, 2500, 3000)
 """Chunk sizes of the ten chunkings, in characters."""
@@ -119,8 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     gold = gold_columns(items)
+    # As budget_curves does: each chunking laid out against the gold once, for its five retrievers.
+    laid_out = {id(chunks): chunking_gold(gold, chunks) for chunks in {id(c): c for _, c, _, _ in configs}.values()}
     aligned: dict[str, BudgetRows] = {
-        name: budget_rows(gold, run, chunks, qrels=qrels) for name, chunks, run, qrels in configs
+        name: budget_rows(gold, run, laid_out[id(chunks)], qrels=qrels) for name, chunks, run, qrels in configs
     }
     timings["rows: gold and qrels aligned, per configuration"] = time.perf_counter() - start
 

@@ -67,6 +67,7 @@ from contextgrid.significance import (
     compare_all_pairs,
     compare_configurations,
     compare_pair,
+    compare_pairs,
     correct_p_values,
 )
 from contextgrid.significance.gate import GateResult, gate
@@ -136,6 +137,7 @@ __all__ = [
     "compare_all_pairs",
     "compare_configurations",
     "compare_pair",
+    "compare_pairs",
     "correct_p_values",
     "coverage_fraction",
     "evaluate",

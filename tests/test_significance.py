@@ -491,3 +491,35 @@ def test_a_per_question_frame_is_taken_as_it_is() -> None:
         compare_configurations(gap, **options)
     with pytest.raises(InvalidParameterError, match="a frame with at least two configurations"):
         compare_configurations(frame.iloc[:, :1], **options)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=12, max_size=12), min_size=3, max_size=6),
+    st.sampled_from(TESTS),
+    st.sampled_from(sorted(CORRECTIONS)),
+)
+def test_listed_pairs_get_compare_pairs_p_values_corrected_over_the_list(
+    rows: list[list[float]], test: str, correction: str
+) -> None:
+    scores = {f"c{i}": {f"q{j}": value for j, value in enumerate(row)} for i, row in enumerate(rows)}
+    names = list(scores)
+    pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(len(names)) if i < j][:5]
+    found = cg.compare_pairs(scores, pairs, test=test, correction=correction, n_resamples=500, interval=None)
+    alone = [compare_pair(scores[a], scores[b], names=(a, b), test=test, n_resamples=500) for a, b in pairs]
+    assert [(c.a, c.b) for c in found] == pairs
+    assert [c.p_value for c in found] == pytest.approx([c.p_value for c in alone], abs=1e-12)
+    expected = correct_p_values([c.p_value for c in alone], method=correction)
+    assert [c.p_adjusted for c in found] == pytest.approx(expected, abs=1e-12)
+    assert all(c.bootstrap_low is None and c.bootstrap_high is None and c.interval is None for c in found)
+    assert [c.difference for c in found] == pytest.approx([c.difference for c in alone], abs=1e-12)
+
+
+def test_listed_pairs_must_be_two_different_known_configurations() -> None:
+    scores = {"a": {"q1": 1.0, "q2": 0.0}, "b": {"q1": 0.0, "q2": 0.0}}
+    for pairs in ([], [("a", "a")], [("a", "z")], [["a", "b"]], "ab"):
+        with pytest.raises(InvalidParameterError, match="'pairs' parameter of compare_pairs"):
+            cg.compare_pairs(scores, pairs)  # type: ignore[arg-type]
+    with_interval = cg.compare_pairs(scores, [("a", "b")], n_resamples=200)[0]
+    alone = compare_pair(scores["a"], scores["b"], names=("a", "b"), n_resamples=200)
+    assert (with_interval.bootstrap_low, with_interval.bootstrap_high) == (alone.bootstrap_low, alone.bootstrap_high)

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 import contextgrid as cg
 from contextgrid.core.errors import ContextGridError
 from contextgrid.evidence.run_waste import (
+    chunking_gold,
     coverage_by_configuration,
+    gold_columns,
     coverage_by_rank,
     question_waste,
     retrieved_table,
@@ -112,6 +114,31 @@ def test_question_waste_counts_every_character_as_the_reference_does(
         coverage = cg.gold_coverage_by_chunk(item, [by_id[chunk_id]])[chunk_id]
         assert share == pytest.approx(coverage, rel=1e-12, abs=0)
         assert run[question][int(rank) - 1] == chunk_id
+
+
+@settings(max_examples=150, deadline=None)
+@given(waste_cases(), st.integers(1, 9))
+def test_one_chunking_laid_out_once_serves_every_run_as_the_reference_does(
+    case: tuple[list[cg.EvalItem], dict[str, list[str]], list[cg.Chunk], int], other_k: int
+) -> None:
+    items, run, chunks, k = case
+    by_id = {chunk.id: chunk for chunk in chunks}
+    gold = gold_columns(items)
+    chunking = chunking_gold(gold, chunks)
+    reversed_run = {question: ranked[::-1] for question, ranked in run.items()}
+    for ranking, cutoff in ((run, k), (reversed_run, other_k)):
+        frame = question_waste(gold, ranking, chunking, cutoff)
+        for item in gold.items:
+            retrieved = [by_id[c] for c in ranking.get(item.id, [])[:cutoff]]
+            assert frame.loc[item.id].to_dict() == pytest.approx(reference_row(item, retrieved), rel=1e-12, abs=0)
+
+
+def test_a_chunking_laid_out_against_other_gold_is_refused() -> None:
+    chunks = [cg.Chunk("c1", cg.Span("a", 0, 10), "")]
+    items = [cg.EvalItem("q1", "?", (cg.GoldSpan(cg.Span("a", 0, 5)),))]
+    chunking = chunking_gold(gold_columns(items), chunks)
+    with pytest.raises(cg.InvalidParameterError, match="the same GoldColumns as items"):
+        question_waste(gold_columns(items), {"q1": ["c1"]}, chunking, 1)
 
 
 @settings(max_examples=200, deadline=None)

@@ -30,11 +30,17 @@ from contextgrid.answering.context import count_tokens
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.checks import check_int, is_whole
 from contextgrid.core.errors import parameter_error
-from contextgrid.data.chunk_checks import checked_chunks
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.engine.scoring import ranked_grades
-from contextgrid.evidence.run_waste import GoldColumns, ranked_evidence, union_contributions
+from contextgrid.evidence.run_waste import (
+    ChunkingGold,
+    GoldColumns,
+    chunking_gold,
+    gold_columns,
+    ranked_evidence,
+    union_contributions,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,10 +85,10 @@ whole numbers >= 1, each once. Got [0] instead.
     return tuple(sorted(int(value) for value in values))
 
 
-def _costs(chunks: Sequence[Chunk], tokenizer: Tokenizer | None, function: str) -> IntArray:
+def _costs(chunks: Sequence[Chunk], lengths: IntArray, tokenizer: Tokenizer | None, function: str) -> IntArray:
     """Each chunk's cost: its text length, or its token count with ``tokenizer``."""
     if tokenizer is None:
-        return np.fromiter((len(chunk.text) for chunk in chunks), dtype=np.int64, count=len(chunks))
+        return lengths
     if not callable(tokenizer):
         raise parameter_error(function, "tokenizer", "None or a callable from text to tokens", tokenizer)
     return np.fromiter((count_tokens(chunk.text, tokenizer) for chunk in chunks), dtype=np.int64, count=len(chunks))
@@ -187,7 +193,7 @@ def _sum(item: IntArray, values: IntArray, n: int) -> IntArray:
 def budget_rows(
     items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     *,
     qrels: Mapping[str, Mapping[str, int]],
     tokenizer: Tokenizer | None = None,
@@ -204,8 +210,9 @@ def budget_rows(
     run : mapping
         ``{question_id: [chunk_id, ...]}`` best first (a :class:`~contextgrid.data.tables.RunTable` too),
         taken whole, however deep.
-    chunks : mapping of id to Chunk, or iterable of Chunk
-        The chunking the run retrieved from.
+    chunks : mapping of id to Chunk, iterable of Chunk, or ChunkingGold
+        The chunking the run retrieved from; many runs of one chunking lay it out once with
+        :func:`~contextgrid.evidence.run_waste.chunking_gold` (of the same ``items``).
     qrels : mapping
         ``{question_id: {chunk_id: grade}}`` (a :class:`~contextgrid.data.tables.QrelsTable` too): what
         ``hit`` counts.
@@ -218,13 +225,13 @@ def budget_rows(
     BudgetRows
     """
     function = "budget_rows"
-    given = checked_chunks(chunks, function=function)
-    costs = _costs(given, tokenizer, function)
-    lengths = np.fromiter((len(chunk.text) for chunk in given), dtype=np.int64, count=len(given))
+    gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
+    chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
+    lengths = chunking.columns.length
+    costs = _costs(chunking.columns.chunks, lengths, tokenizer, function)
     table = RunTable.from_dict(run)
     depth = int(np.diff(table.starts).max(initial=1)) if len(table) else 1
-    found = ranked_evidence(items, table, given, max(depth, 1), function)
-    n_chunks = len(given)
+    found = ranked_evidence(gold, table, chunking, max(depth, 1), function)
 
     row_total = _running_total(found.item, costs[found.chunk])
     # Hits from the engine's ranked grades: the same alignment of the run with the qrels that scoring uses.
@@ -237,12 +244,9 @@ def budget_rows(
     row_hit = np.zeros(len(found.item), dtype=bool)
     row_hit[scored] = grades.gains[row[scored], found.rank[scored] - 1] > 0
 
-    # Each part arrives with the first row (by rank, so by running cost) that holds its chunk.
+    # Each part arrives with the row that holds its chunk.
     part_item = found.gold_item[found.part_gold]
-    row_key = found.item * n_chunks + found.chunk
-    order = np.lexsort((row_total, row_key))
-    keys, first = np.unique(row_key[order], return_index=True)
-    part_total = row_total[order][first][np.searchsorted(keys, part_item * n_chunks + found.part_chunk)]
+    part_total = row_total[found.part_row]
     return BudgetRows(
         question_ids=tuple(item.id for item in found.items),
         gold_total=found.gold_total,

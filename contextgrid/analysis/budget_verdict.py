@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
+
 from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
-from contextgrid.significance.compare import compare_pair
-from contextgrid.significance.corrections import correct_p_values
+from contextgrid.significance.compare import compare_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,26 +154,103 @@ class BudgetVerdict:
         )
 
 
-def _scores(column: pd.Series, name: str, budget: object) -> dict[str, float]:
-    """``{question: score}`` of ``name`` at ``budget``: the shape the paired tests take."""
-    part = column.xs((name, budget), level=("config", "budget"))
-    return dict(zip(map(str, part.index), part.astype(float).tolist(), strict=True))
-
-
 def _outcome(step: BudgetStep) -> str | None:
     """What a run of budgets shares: the configuration significantly ahead, or ``None``."""
     return step.best if step.significant else None
 
 
-def _means_by_budget(per_question: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Budgets (rows) by configurations (columns, in the table's order) of the mean ``metric``."""
+@dataclass(frozen=True, slots=True)
+class _ScoreCube:
+    """A per-question table as one array ``values[config, budget, question]`` (NaN where the table has no row),
+    configurations in the table's order and budgets smallest first: cut by positions, never by index lookups."""
+
+    configs: tuple[str, ...]
+    budgets: tuple[int, ...]
+    questions: pd.Index
+    values: npt.NDArray[np.float64]
+
+    def means(self) -> npt.NDArray[np.float64]:
+        """``means[budget, config]``: each configuration's mean over the questions it has at that budget."""
+        present = ~np.isnan(self.values)
+        totals = np.where(present, self.values, 0.0).sum(axis=2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray((totals / present.sum(axis=2)).T, dtype=np.float64)
+
+    def frame(self, cells: Sequence[tuple[int, int]]) -> pd.DataFrame:
+        """Questions by the named ``(config, budget)`` cells (positions), each column named :func:`_cell`."""
+        import pandas as pd
+
+        columns = {_cell(self.configs[c], self.budgets[b]): self.values[c, b] for c, b in dict.fromkeys(cells)}
+        return pd.DataFrame(columns, index=self.questions)
+
+
+def _cell(config: str, budget: int) -> str:
+    return f"{budget}:{config}"
+
+
+def _score_cube(per_question: pd.DataFrame, metric: str, function: str) -> _ScoreCube:
+    """``per_question[metric]`` laid out by the index's own codes (one scatter, no group-by)."""
+    import pandas as pd
+
     if metric not in per_question.columns:
-        raise parameter_error(
-            "budget_verdict", "metric", f"a column of the table ({list(per_question.columns)})", metric
-        )
-    configs = list(dict.fromkeys(per_question.index.get_level_values("config")))
-    means = per_question[metric].groupby(level=["budget", "config"], sort=False).mean().unstack("config")
-    return means.reindex(columns=configs).sort_index()
+        raise parameter_error(function, "metric", f"a column of the table ({list(per_question.columns)})", metric)
+    index = per_question.index
+    if not isinstance(index, pd.MultiIndex) or list(index.names) != ["config", "budget", "question"]:
+        raise parameter_error(function, "per_question", "a frame indexed by (config, budget, question)", index)
+    config_codes, budget_codes, question_codes = (np.asarray(codes, dtype=np.intp) for codes in index.codes)
+    seen = pd.unique(config_codes)  # the table's order, not the level's sorted one
+    config_position = np.empty(len(index.levels[0]), dtype=np.intp)
+    config_position[seen] = np.arange(len(seen))
+    # A level can hold values no row uses (after .loc): only the budgets and questions of some row count.
+    budgets = np.flatnonzero(np.bincount(budget_codes, minlength=len(index.levels[1])))
+    budgets = budgets[np.argsort(np.asarray(index.levels[1])[budgets], kind="stable")]
+    budget_position = np.empty(len(index.levels[1]), dtype=np.intp)
+    budget_position[budgets] = np.arange(len(budgets))
+    questions = np.flatnonzero(np.bincount(question_codes, minlength=len(index.levels[2])))
+    question_position = np.empty(len(index.levels[2]), dtype=np.intp)
+    question_position[questions] = np.arange(len(questions))
+    values = np.full((len(seen), len(budgets), len(questions)), np.nan)
+    values[config_position[config_codes], budget_position[budget_codes], question_position[question_codes]] = (
+        per_question[metric].to_numpy(dtype=np.float64)
+    )
+    config_names, budget_values, question_ids = (list(level) for level in index.levels)
+    return _ScoreCube(
+        configs=tuple(str(config_names[code]) for code in seen.tolist()),
+        budgets=tuple(int(budget_values[code]) for code in budgets.tolist()),
+        questions=pd.Index([str(question_ids[code]) for code in questions.tolist()], dtype="object", name="question"),
+        values=values,
+    )
+
+
+def _tested(
+    cube: _ScoreCube,
+    pairs: Sequence[tuple[tuple[int, int], tuple[int, int]]],
+    *,
+    test: str,
+    correction: str,
+    alpha: float,
+    n_resamples: int,
+    seed: int,
+) -> list[tuple[float, float]]:
+    """Raw and corrected p-values of each pair of ``(config, budget)`` cells, all in one call of the paired
+    test: every pair sees the same sign flips, so each p-value is the one ``compare_pair`` gives that pair."""
+    if not pairs:
+        return []
+    cells = [cell for pair in pairs for cell in pair]
+    named = [
+        (_cell(cube.configs[a[0]], cube.budgets[a[1]]), _cell(cube.configs[b[0]], cube.budgets[b[1]])) for a, b in pairs
+    ]
+    found = compare_pairs(
+        cube.frame(cells),
+        named,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        interval=None,
+        seed=seed,
+    )
+    return [(result.p_value, result.p_adjusted) for result in found]
 
 
 def budget_verdict(
@@ -197,7 +276,7 @@ def budget_verdict(
     metric : str, default "evidence_recall"
         The column compared (``hit`` works too).
     test, alpha, n_resamples, seed
-        As for :func:`contextgrid.significance.compare_pair`, which makes each comparison.
+        As for :func:`contextgrid.significance.compare_pair`, which gives each comparison the same p-value.
     correction : str, default "holm"
         A name in ``CORRECTIONS``, applied over the grid's comparisons (one per budget).
 
@@ -216,33 +295,33 @@ def budget_verdict(
     >>> budget_verdict(table).steps[0].best, budget_verdict(table).steps[0].p_value
     ('a', 0.5)
     """
-    means = _means_by_budget(per_question, metric)
-    column = per_question[metric]
-    found: list[tuple[int, str, float, str | None, float | None, float]] = []
-    for budget, row in means.iterrows():
-        ranked = row.sort_values(ascending=False, kind="stable")
-        best = str(ranked.index[0])
-        if len(ranked) == 1:
-            found.append((int(budget), best, float(ranked.iloc[0]), None, None, 1.0))  # type: ignore[call-overload]
+    cube = _score_cube(per_question, metric, "budget_verdict")
+    means = cube.means()
+    # Best first; among equal means, the table's order.
+    ranked = np.argsort(-means, axis=1, kind="stable")
+    pairs = [((ranked[b, 0], b), (ranked[b, 1], b)) for b in range(len(cube.budgets))] if len(cube.configs) > 1 else []
+    tested = _tested(cube, pairs, test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    steps = []
+    for b, budget in enumerate(cube.budgets):
+        best = int(ranked[b, 0])
+        if not tested:
+            steps.append(BudgetStep(budget, cube.configs[best], float(means[b, best]), None, None, 1.0, 1.0, False))
             continue
-        runner = str(ranked.index[1])
-        scores = {name: _scores(column, name, budget) for name in (best, runner)}
-        result = compare_pair(
-            scores[best],
-            scores[runner],
-            names=(best, runner),
-            test=test,
-            alpha=alpha,
-            n_resamples=n_resamples,
-            seed=seed,
+        runner = int(ranked[b, 1])
+        p, q = tested[b]
+        steps.append(
+            BudgetStep(
+                budget,
+                cube.configs[best],
+                float(means[b, best]),
+                cube.configs[runner],
+                float(means[b, runner]),
+                p,
+                q,
+                q <= alpha,
+            )
         )
-        found.append((int(budget), best, float(ranked.iloc[0]), runner, float(ranked.iloc[1]), result.p_value))  # type: ignore[call-overload]
-    adjusted = correct_p_values([p for *_, p in found], method=correction)
-    steps = tuple(
-        BudgetStep(budget, best, best_mean, runner, runner_mean, p, q, runner is not None and q <= alpha)
-        for (budget, best, best_mean, runner, runner_mean, p), q in zip(found, adjusted, strict=True)
-    )
-    return BudgetVerdict(steps, unit, metric, test, correction, alpha)
+    return BudgetVerdict(tuple(steps), unit, metric, test, correction, alpha)
 
 
 def parting_budget(
@@ -270,22 +349,14 @@ def parting_budget(
     >>> parting_budget(pd.DataFrame({"evidence_recall": values}, index=index), "a", "b")
     (200, 'a')
     """
-    pair = per_question.loc[[a, b]]
-    means = _means_by_budget(pair, metric)
-    column = pair[metric]
-    raw = []
-    for budget in means.index:
-        scores = [_scores(column, name, budget) for name in (a, b)]
-        raw.append(
-            compare_pair(
-                scores[0], scores[1], names=(a, b), test=test, alpha=alpha, n_resamples=n_resamples, seed=seed
-            ).p_value
-        )
-    adjusted = correct_p_values(raw, method=correction)
-    for budget, q in zip(means.index, adjusted, strict=True):
+    cube = _score_cube(per_question.loc[[a, b]], metric, "parting_budget")
+    first, second = cube.configs.index(a), cube.configs.index(b)
+    pairs = [((first, column), (second, column)) for column in range(len(cube.budgets))]
+    tested = _tested(cube, pairs, test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    means = cube.means()
+    for column, (_, q) in enumerate(tested):
         if q <= alpha:
-            ahead = a if means.loc[budget, a] > means.loc[budget, b] else b
-            return int(budget), ahead
+            return cube.budgets[column], a if means[column, first] > means[column, second] else b
     return None, None
 
 

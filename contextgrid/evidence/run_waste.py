@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import ContextGridError
+from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.data.chunk_checks import checked_chunks, checked_items
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.spans import overlap_pairs, union
@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChunkGold",
+    "ChunkingGold",
     "GoldColumns",
     "RankedEvidence",
     "RunRows",
     "chunk_gold",
+    "chunking_gold",
     "coverage_by_configuration",
     "coverage_by_rank",
     "gold_columns",
@@ -47,11 +49,13 @@ EXCERPT = 160
 class _ChunkColumns:
     """A chunking as columns, positions shared by every array."""
 
+    chunks: tuple[Chunk, ...]
     ids: pd.Index
     spans: list[Span]
     doc: npt.NDArray[np.object_]
     start: IntArray
     end: IntArray
+    length: IntArray
     excerpt: npt.NDArray[np.object_]
 
 
@@ -63,11 +67,13 @@ def _chunk_columns(chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str)
     spans = [chunk.span for chunk in values]
     excerpts = [chunk.text[:EXCERPT] + ("…" if len(chunk.text) > EXCERPT else "") for chunk in values]
     return _ChunkColumns(
+        chunks=values,
         ids=ids,
         spans=spans,
         doc=np.array([span.doc_id for span in spans], dtype=object),
         start=np.array([span.start for span in spans], dtype=np.int64),
         end=np.array([span.end for span in spans], dtype=np.int64),
+        length=np.fromiter(map(len, (chunk.text for chunk in values)), dtype=np.int64, count=len(values)),
         excerpt=np.array(excerpts, dtype=object),
     )
 
@@ -105,6 +111,8 @@ def run_rows(
 not among the 2 chunks given; the run and the chunks must come from the same chunking
     """
     import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from contextgrid.data.tables import RunTable
 
@@ -118,13 +126,16 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
     per_question = question_ids.get_indexer(pd.Index(table.question_ids, dtype=object)).astype(np.int64)
     item = per_question[group]
     keep = (item >= 0) & (rank <= (k if k is not None else table.num_rows))
-    chunk_names = np.asarray(table.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object)[keep]
     item, rank = item[keep], rank[keep]
-    chunk = chunk_ids.get_indexer(pd.Index(chunk_names, dtype=object)).astype(np.int64)
+    # Arrow's hash lookup on the string column as it is: no Python str per row.
+    names = table.table.column("chunk_id").cast(pa.string())
+    positions = pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1)
+    chunk = np.asarray(positions, dtype=np.int64)[keep]
     if (chunk < 0).any():
         row = int(np.flatnonzero(chunk < 0)[0])
+        name = names[int(np.flatnonzero(keep)[row])].as_py()
         raise ContextGridError(
-            f"{function}: the run for question {question_ids[item[row]]!r} returns chunk {chunk_names[row]!r} at "
+            f"{function}: the run for question {question_ids[item[row]]!r} returns chunk {name!r} at "
             f"rank {rank[row]}, which is not among the {len(chunk_ids)} chunks given; the run and the chunks must "
             "come from the same chunking"
         )
@@ -137,14 +148,16 @@ class ChunkGold:
     """What each chunk of a chunking holds of each question's merged gold, as columns.
 
     ``target``/``span``/``length`` are the overlapping (gold interval, chunk) pairs and their overlap;
-    ``keys`` the distinct ``question * n_chunks + chunk`` they make, sorted, and ``held`` the gold characters
-    each such (question, chunk) holds (merged gold intervals are disjoint, so their parts add up).
+    ``keys`` the distinct ``question * n_chunks + chunk`` they make, sorted, ``pair_key`` each pair's position
+    in ``keys``, and ``held`` the gold characters each such (question, chunk) holds (merged gold intervals are
+    disjoint, so their parts add up).
     """
 
     target: IntArray
     span: IntArray
     length: IntArray
     keys: IntArray
+    pair_key: IntArray
     held: IntArray
 
 
@@ -165,7 +178,7 @@ def chunk_gold(gold: GoldColumns, spans: Sequence[Span]) -> ChunkGold:
     length = np.asarray(pairs.length, dtype=np.int64)
     keys, inverse = np.unique(gold.item[target] * n_chunks + span, return_inverse=True)
     held = np.bincount(inverse, weights=length, minlength=len(keys)).astype(np.int64)
-    return ChunkGold(target, span, length, keys.astype(np.int64), held)
+    return ChunkGold(target, span, length, keys.astype(np.int64), inverse.astype(np.int64).ravel(), held)
 
 
 def _ratio(part: IntArray, whole: IntArray) -> npt.NDArray[np.float64]:
@@ -210,7 +223,7 @@ class RankedEvidence:
     ``part_end``) are the pieces of merged gold intervals (``gold_item``
     gives each interval's question) that a retrieved chunk holds, one per
     (interval, chunk): what :func:`union_contributions` turns into gold
-    characters retrieved.
+    characters retrieved; ``part_row`` is the row that retrieved each.
     """
 
     items: tuple[EvalItem, ...]
@@ -226,6 +239,7 @@ class RankedEvidence:
     part_chunk: IntArray
     part_start: IntArray
     part_end: IntArray
+    part_row: IntArray
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,17 +283,51 @@ def gold_columns(items: Iterable[EvalItem], function: str = "gold_columns") -> G
     return GoldColumns(resolved, pd.Index([entry.id for entry in resolved]), spans, item, start, end, total)
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkingGold:
+    """A chunking as columns with what each of its chunks holds of ``gold``: what every run retrieving from
+    that chunking shares, so that many runs (five retrievers over one chunking) compute it once
+    (:func:`chunking_gold` builds it)."""
+
+    gold: GoldColumns
+    columns: _ChunkColumns
+    holding: ChunkGold
+
+
+def chunking_gold(
+    gold: GoldColumns, chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str = "chunking_gold"
+) -> ChunkingGold:
+    """``chunks`` checked and laid out as columns, with what each holds of ``gold``; pass it as the
+    ``chunks`` of :func:`ranked_evidence` (with the same ``gold`` as its ``items``) for every run of that chunking.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> gold = gold_columns([cg.EvalItem("q1", "?", (cg.GoldSpan(cg.Span("d", 100, 200)),))])
+    >>> chunks = [cg.Chunk("c1", cg.Span("d", 0, 150), "a"), cg.Chunk("c2", cg.Span("d", 120, 300), "b")]
+    >>> chunking = chunking_gold(gold, chunks)
+    >>> first = ranked_evidence(gold, {"q1": ["c2"]}, chunking, 5)
+    >>> second = ranked_evidence(gold, {"q1": ["c1", "c2"]}, chunking, 5)
+    >>> first.gold_retrieved.tolist(), second.gold_retrieved.tolist()
+    ([80], [100])
+    """
+    columns = _chunk_columns(chunks, function)
+    return ChunkingGold(gold, columns, chunk_gold(gold, columns.spans))
+
+
 def ranked_evidence(
     items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     k: int,
     function: str = "ranked_evidence",
 ) -> RankedEvidence:
     """The alignment of a run's top ``k`` with the resolved gold, as columns (see :class:`RankedEvidence`).
 
     Same arguments as :func:`retrieved_table`, and ``items`` may be :func:`gold_columns`' record, so that many
-    runs measured against the same questions merge their gold once; ``function`` names the caller in errors.
+    runs measured against the same questions merge their gold once, and ``chunks`` :func:`chunking_gold`'s
+    record of that same gold, so that many runs of one chunking lay it out once; ``function`` names the
+    caller in errors.
 
     Examples
     --------
@@ -292,18 +340,18 @@ def ranked_evidence(
     """
     cutoff = check_k(k, function=function)
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
+    if isinstance(chunks, ChunkingGold) and chunks.gold is not gold:
+        raise parameter_error(function, "chunks", "a ChunkingGold built from the same GoldColumns as items", chunks)
+    prepared = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
     resolved, ids = gold.items, gold.ids
-    columns = _chunk_columns(chunks, function)
+    columns, holding = prepared.columns, prepared.holding
     n_items, n_chunks = len(resolved), len(columns.ids)
     gold_item, gold_start, gold_end, gold_total = gold.item, gold.start, gold.end, gold.total
 
     aligned = run_rows(run, ids, columns.ids, cutoff, function)
     item, ranks, chunk = aligned.item, aligned.rank, aligned.chunk
 
-    # What each chunk holds of each question's gold: the interval search pairs merged gold with chunks.
-    holding = chunk_gold(gold, columns.spans)
-    pairs_target, pairs_span = holding.target, holding.span
-    pair_key = gold_item[pairs_target] * n_chunks + pairs_span
+    # What each row holds: its (question, chunk) key looked up among the keys the interval search found.
     row_key = item * n_chunks + chunk
     keys, held_by_key = holding.keys, holding.held
     found = np.searchsorted(keys, row_key)
@@ -311,9 +359,14 @@ def ranked_evidence(
     hit = (found < len(keys)) & (keys[found_clipped] == row_key) if len(keys) else np.zeros(len(row_key), dtype=bool)
     held = np.where(hit, held_by_key[found_clipped] if len(keys) else 0, 0).astype(np.int64)
 
-    # Gold retrieved: within each merged gold interval, the union of the retrieved chunks' parts of it.
-    retrieved_pairs = np.isin(pair_key, row_key)
-    target, span = pairs_target[retrieved_pairs], pairs_span[retrieved_pairs]
+    # Gold retrieved: within each merged gold interval, the union of the retrieved chunks' parts of it. A pair
+    # (interval, chunk) is retrieved when its key is one a row hit.
+    # A run holds each chunk once per question, so a key is hit by at most one row.
+    key_row = np.full(len(keys), -1, dtype=np.int64)
+    key_row[found_clipped[hit]] = np.flatnonzero(hit)
+    pair_row = key_row[holding.pair_key] if len(keys) else np.zeros(len(holding.target), dtype=np.int64) - 1
+    retrieved_pairs = pair_row >= 0
+    target, span = holding.target[retrieved_pairs], holding.span[retrieved_pairs]
     part_start = np.maximum(gold_start[target], columns.start[span])
     part_end = np.minimum(gold_end[target], columns.end[span])
     parts = union_contributions(target, part_start, part_end)
@@ -332,13 +385,14 @@ def ranked_evidence(
         span,
         part_start,
         part_end,
+        pair_row[retrieved_pairs],
     )
 
 
 def retrieved_table(
     items: Iterable[EvalItem],
     run: Mapping[str, Sequence[str]],
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     k: int,
 ) -> pd.DataFrame:
     """What came back for each resolved question, one row per rank up to ``k``.
@@ -398,7 +452,7 @@ def retrieved_table(
 def question_waste(
     items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     k: int,
 ) -> pd.DataFrame:
     """The :class:`Waste` of each resolved question's top ``k``, one row per question.

@@ -13,6 +13,7 @@ from contextgrid.significance.compare import (
     compare_all_pairs,
     compare_configurations,
     compare_pair,
+    compare_pairs,
 )
 from contextgrid.significance.comparisons import (
     ComparisonTable,
@@ -42,6 +43,7 @@ __all__ = [
     "compare_all_pairs",
     "compare_configurations",
     "compare_pair",
+    "compare_pairs",
     "correct_p_values",
     "describe",
     "gate",

@@ -1,10 +1,10 @@
-"""compare_pair(), compare_all_pairs() and compare_configurations(): per_query()
+"""compare_pair(), compare_pairs(), compare_all_pairs() and compare_configurations(): per_query()
 dicts in, frozen records out."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from numbers import Real
 
 import numpy as np
@@ -24,7 +24,14 @@ from contextgrid.significance.inversion import agreeing_bounds
 from contextgrid.significance.paired import PAIRED_TESTS
 from contextgrid.significance.resampling import bootstrap_mean_differences
 
-__all__ = ["POWER", "compare_all_pairs", "compare_configurations", "compare_pair", "detectable_differences"]
+__all__ = [
+    "POWER",
+    "compare_all_pairs",
+    "compare_configurations",
+    "compare_pair",
+    "compare_pairs",
+    "detectable_differences",
+]
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.float64]
@@ -58,13 +65,14 @@ def _compare(
     alpha: object,
     n_resamples: object,
     confidence: object,
-    interval: str,
+    interval: str | None,
     seed: object,
     tie_tolerance: object,
 ) -> list[PairedComparison]:
     tester = PAIRED_TESTS.get(test)()
     corrector = CORRECTIONS.get(correction)()
-    bounds = INTERVALS.get(interval)()
+    # No bootstrap at all without an interval: at 10,000 questions it costs more than the test itself.
+    bounds = None if interval is None else INTERVALS.get(interval)()
     level = check_fraction(alpha, function=function, parameter="alpha", low_open=True, high_open=True)
     coverage = check_fraction(confidence, function=function, parameter="confidence", low_open=True, high_open=True)
     resamples = check_int(n_resamples, function=function, parameter="n_resamples", minimum=1)
@@ -104,13 +112,16 @@ def _compare(
     effect: list[float | None] = [None] * pairs
     detectable: list[float | None] = [None] * pairs
     if n_questions >= 2:
-        boot = bootstrap_mean_differences(scores, first, second, differences, n_resamples=resamples, rng=bootstrap_rng)
-        boot.sort(axis=0)
-        scale = np.abs(scores).mean(axis=1)
-        low_values, high_values = bounds.bounds(
-            differences.T, mean_difference, boot, scale[first] + scale[second], coverage
-        )
-        low, high = list(low_values.tolist()), list(high_values.tolist())
+        if bounds is not None:
+            boot = bootstrap_mean_differences(
+                scores, first, second, differences, n_resamples=resamples, rng=bootstrap_rng
+            )
+            boot.sort(axis=0)
+            scale = np.abs(scores).mean(axis=1)
+            low_values, high_values = bounds.bounds(
+                differences.T, mean_difference, boot, scale[first] + scale[second], coverage
+            )
+            low, high = list(low_values.tolist()), list(high_values.tolist())
         spread = differences.std(axis=1, ddof=1)
         flat = spread <= FLAT_RTOL * np.abs(differences).max(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -193,7 +204,7 @@ def compare_pair(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
-    interval: str = "bca",
+    interval: str | None = "bca",
     seed: int | np.random.Generator = 0,
     tie_tolerance: float = TIE_TOLERANCE,
 ) -> PairedComparison:
@@ -215,8 +226,9 @@ def compare_pair(
         Sign flips for the permutation test, and bootstrap resamples for the interval.
     confidence : float, default 0.95
         Coverage of the bootstrap interval of the mean difference.
-    interval : str, default "bca"
-        A name in ``INTERVALS``: ``"bca"`` or ``"percentile"``.
+    interval : str or None, default "bca"
+        A name in ``INTERVALS``: ``"bca"`` or ``"percentile"``; ``None`` draws no bootstrap
+        (``bootstrap_low``/``bootstrap_high`` are ``None``), which nothing beside a verdict needs.
     seed : int or numpy.random.Generator, default 0
         The same int gives the same result; global random state is never used.
     tie_tolerance : float, default 1e-9
@@ -270,7 +282,7 @@ def compare_all_pairs(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
-    interval: str = "bca",
+    interval: str | None = "bca",
     seed: int | np.random.Generator = 0,
     tie_tolerance: float = TIE_TOLERANCE,
 ) -> PairwiseComparisons:
@@ -315,6 +327,69 @@ def compare_all_pairs(
     return PairwiseComparisons(means, tuple(comparisons))
 
 
+def compare_pairs(
+    per_query_by_config: PerQuestion,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    test: str = "permutation",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    interval: str | None = "bca",
+    seed: int | np.random.Generator = 0,
+    tie_tolerance: float = TIE_TOLERANCE,
+) -> tuple[PairedComparison, ...]:
+    """The listed pairs of configurations, corrected for making those comparisons, in the order given.
+
+    Takes the same options as :func:`compare_configurations`. Pair ``(a, b)`` gets the same raw p-value as
+    ``compare_pair(a, b)`` with the same seed, up to rounding: every pair sees the same sign flips, whichever
+    other pairs are listed. One call serves many pairs for the price of one set of resamples.
+
+    Examples
+    --------
+    >>> from contextgrid.significance import compare_pairs
+    >>> scores = {
+    ...     "bm25": {"q1": 0.0, "q2": 0.5, "q3": 0.0},
+    ...     "dense": {"q1": 1.0, "q2": 0.5, "q3": 1.0},
+    ...     "hybrid": {"q1": 1.0, "q2": 1.0, "q3": 1.0},
+    ... }
+    >>> found = compare_pairs(scores, [("hybrid", "bm25"), ("dense", "bm25")], correction="bonferroni")
+    >>> [(c.a, c.b, c.p_value, c.p_adjusted) for c in found]
+    [('hybrid', 'bm25', 0.25, 0.5), ('dense', 'bm25', 0.5, 1.0)]
+    """
+    function = "compare_pairs"
+    aligned = align_scores(per_query_by_config, function=function)
+    listed = list(pairs) if isinstance(pairs, Sequence) and not isinstance(pairs, str) else None
+    if not listed or not all(
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and all(name in aligned.names for name in pair)
+        and pair[0] != pair[1]
+        for pair in listed
+    ):
+        raise parameter_error(
+            function, "pairs", f"a non-empty sequence of (a, b) tuples of two of {list(aligned.names)}", pairs
+        )
+    rows = np.array([[aligned.row(a), aligned.row(b)] for a, b in listed], dtype=np.intp)
+    return tuple(
+        _compare(
+            aligned,
+            rows[:, 0],
+            rows[:, 1],
+            function=function,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            interval=interval,
+            seed=seed,
+            tie_tolerance=tie_tolerance,
+        )
+    )
+
+
 def compare_configurations(
     per_query_by_config: PerQuestion,
     *,
@@ -325,7 +400,7 @@ def compare_configurations(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
-    interval: str = "bca",
+    interval: str | None = "bca",
     seed: int | np.random.Generator = 0,
     tie_tolerance: float = TIE_TOLERANCE,
 ) -> ComparisonTable:
@@ -352,8 +427,9 @@ def compare_configurations(
         Sign flips for the permutation test, and bootstrap resamples for the intervals.
     confidence : float, default 0.95
         Coverage of each bootstrap interval of the difference (not corrected).
-    interval : str, default "bca"
-        A name in ``INTERVALS``: ``"bca"`` or ``"percentile"``.
+    interval : str or None, default "bca"
+        A name in ``INTERVALS``: ``"bca"`` or ``"percentile"``; ``None`` draws no bootstrap
+        (``bootstrap_low``/``bootstrap_high`` are ``None``), which nothing beside a verdict needs.
     seed : int or numpy.random.Generator, default 0
         The same int gives the same table; global random state is never used.
     tie_tolerance : float, default 1e-9

@@ -45,7 +45,8 @@ class PairedComparison:
     stopped at.
 
     ``bootstrap_low``/``bootstrap_high`` is a separate bootstrap interval (``interval``, at ``confidence``, not
-    corrected), a different procedure that can disagree with the test; ``None`` for one question.
+    corrected), a different procedure that can disagree with the test; ``None`` for one question, and when
+    ``interval`` is ``None`` (none was drawn).
     ``effect_size`` is the paired Cohen's d, ``difference / sd(differences)``, ``None`` when every difference
     is the same non-zero amount. ``wins``/``ties``/``losses`` count the questions where ``a`` scored
     higher/within the tie tolerance/lower. What limits the verdict: ``p_floor``, the smallest p-value the test
@@ -80,7 +81,7 @@ class PairedComparison:
     bootstrap_low: float | None
     bootstrap_high: float | None
     confidence: float
-    interval: str
+    interval: str | None
     p_value: float
     p_adjusted: float
     correction: str
@@ -96,9 +97,14 @@ class PairedComparison:
 
     def __post_init__(self) -> None:
         label = f"PairedComparison({self.a!r}, {self.b!r})"
-        for name in ("a", "b", "test", "interval", "correction", "interval_name"):
+        for name in ("a", "b", "test", "correction", "interval_name"):
             value = getattr(self, name)
             require(isinstance(value, str) and value != "", label, f"{name} must be a non-empty str, got {value!r}")
+        require(
+            self.interval is None or (isinstance(self.interval, str) and self.interval != ""),
+            label,
+            f"interval must be a non-empty str or None, got {self.interval!r}",
+        )
         for name in ("mean_a", "mean_b", "difference", "estimate"):
             value = getattr(self, name)
             require(is_finite_number(value), label, f"{name} must be a finite number, got {value!r}")
@@ -136,6 +142,11 @@ class PairedComparison:
             (self.bootstrap_low is None) == (self.bootstrap_high is None),
             label,
             "bootstrap_low and bootstrap_high must both be set or both None",
+        )
+        require(
+            self.interval is not None or self.bootstrap_low is None,
+            label,
+            "bootstrap_low and bootstrap_high must be None when no interval was drawn (interval None)",
         )
         require(
             self.bootstrap_low is None or self.bootstrap_high is None or self.bootstrap_low <= self.bootstrap_high,

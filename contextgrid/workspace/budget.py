@@ -24,7 +24,7 @@ from contextgrid.analysis.budget_verdict import BudgetVerdict, budget_verdict, p
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.checks import check_int
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
-from contextgrid.evidence.run_waste import gold_columns
+from contextgrid.evidence.run_waste import ChunkingGold, chunking_gold, gold_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,9 +159,19 @@ def budget_curves(
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not measured
     # The questions' gold merged once, for every configuration.
     items = gold_columns(workspace.resolved[0], "budget_curves")
+    # Each chunking laid out against the gold once, however many configurations retrieve from it.
+    chunkings: dict[object, ChunkingGold] = {}
+    for name in names:
+        path = workspace.config(name).chunks
+        if path not in chunkings:
+            chunkings[path] = chunking_gold(items, workspace.chunks(name), "budget_curves")
     rows = {
         name: budget_rows(
-            items, workspace.run(name), workspace.chunks(name), qrels=workspace.qrels(name), tokenizer=tokenizer
+            items,
+            workspace.run(name),
+            chunkings[workspace.config(name).chunks],
+            qrels=workspace.qrels(name),
+            tokenizer=tokenizer,
         )
         for name in names
     }
