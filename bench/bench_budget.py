@@ -23,7 +23,14 @@ import time
 import numpy as np
 import pandas as pd
 
-from contextgrid.analysis.budget import BudgetRows, budget_frontier, budget_grid, budget_means, budget_rows
+from contextgrid.analysis.budget import (
+    BudgetRows,
+    budget_frame,
+    budget_frontier,
+    budget_grid,
+    budget_means,
+    budget_rows,
+)
 from contextgrid.analysis.budget_verdict import budget_verdict
 from contextgrid.data.records import Chunk, EvalItem, GoldSpan, Span
 from contextgrid.data.tables import QrelsTable, RunTable
@@ -130,9 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     budgets = budget_grid(
         min(rows.typical_chunk for rows in aligned.values()), max(rows.longest_context for rows in aligned.values())
     )
-    per_question = pd.concat(
-        {name: rows.at(budgets) for name, rows in aligned.items()}, names=["config", "budget", "question"]
-    )
+    per_question = budget_frame(aligned, budgets)
     timings[f"cut at {len(budgets)} budgets"] = time.perf_counter() - start
 
     start = time.perf_counter()

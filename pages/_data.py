@@ -487,8 +487,9 @@ def comparison(
 ) -> ComparisonTable:
     """Each of ``configs`` against ``baseline`` on ``metric@k``, on the questions all of them score."""
     scored = shared_scores(per_query(at, metric, k), configs)
+    # No bootstrap: the page shows each test's own interval, never a bootstrap one beside a verdict.
     return compare_configurations(
-        scored, baseline=baseline, metric=f"{metric}@{k}", test=test, correction=correction, seed=0
+        scored, baseline=baseline, metric=f"{metric}@{k}", test=test, correction=correction, seed=0, interval=None
     )
 
 

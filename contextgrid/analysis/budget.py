@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUDGET_COLUMNS",
     "BudgetRows",
+    "budget_frame",
     "budget_frontier",
     "budget_grid",
     "budget_means",
@@ -164,26 +165,81 @@ class BudgetRows:
 
         cuts = check_budgets(budgets, function="BudgetRows.at")
         n = len(self.question_ids)
-        index = pd.Index(self.question_ids, name="question", dtype=object)
-        frames = {}
+        index = _coded_index(
+            {"budget": cuts, "question": self.question_ids},
+            [np.repeat(np.arange(len(cuts)), n), np.tile(np.arange(n), len(cuts))],
+        )
+        return pd.DataFrame(self.columns_at(cuts), index=index)
+
+    def columns_at(self, budgets: Sequence[int]) -> dict[str, npt.NDArray[np.generic]]:
+        """:meth:`at`'s columns as arrays, budget-major (every question at the first budget, then the next),
+        for budgets already checked."""
+        n = len(self.question_ids)
+        parts: dict[str, list[npt.NDArray[np.generic]]] = {name: [] for name in BUDGET_COLUMNS}
         # One pass per budget, each over every row at once.
-        for budget in cuts:
+        for budget in budgets:
             taken = self.row_total <= budget
             item = self.row_item[taken]
-            parts = self.part_total <= budget
-            held = union_contributions(self.part_gold[parts], self.part_start[parts], self.part_end[parts])
-            got = np.bincount(self.part_item[parts], weights=held, minlength=n)
-            frames[budget] = pd.DataFrame(
-                {
-                    "evidence_recall": np.divide(got, self.gold_total, out=np.zeros(n), where=self.gold_total > 0),
-                    "hit": (np.bincount(item, weights=self.row_hit[taken], minlength=n) > 0).astype(np.int64),
-                    "characters": _sum(item, self.row_characters[taken], n),
-                    "chunks": np.bincount(item, minlength=n).astype(np.int64),
-                    "spent": _sum(item, self.row_cost[taken], n),
-                },
-                index=index,
+            held_parts = self.part_total <= budget
+            held = union_contributions(
+                self.part_gold[held_parts], self.part_start[held_parts], self.part_end[held_parts]
             )
-        return pd.concat(frames, names=["budget", "question"])
+            got = np.bincount(self.part_item[held_parts], weights=held, minlength=n)
+            parts["evidence_recall"].append(np.divide(got, self.gold_total, out=np.zeros(n), where=self.gold_total > 0))
+            parts["hit"].append((np.bincount(item, weights=self.row_hit[taken], minlength=n) > 0).astype(np.int64))
+            parts["characters"].append(_sum(item, self.row_characters[taken], n))
+            parts["chunks"].append(np.bincount(item, minlength=n).astype(np.int64))
+            parts["spent"].append(_sum(item, self.row_cost[taken], n))
+        return {name: np.concatenate(arrays) if arrays else np.zeros(0) for name, arrays in parts.items()}
+
+
+def budget_frame(rows: Mapping[str, BudgetRows], budgets: Sequence[int]) -> pd.DataFrame:
+    """Every configuration of ``rows`` at every budget, on the questions they share: index
+    ``(config, budget, question)``, columns :data:`BUDGET_COLUMNS`, built at once (no concatenation of frames).
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> item = cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 0, 100)),))
+    >>> chunks = [cg.Chunk("c1", cg.Span("d", 0, 100), "x" * 100)]
+    >>> rows = {name: budget_rows([item], run, chunks, qrels={"q1": {"c1": 1}})
+    ...         for name, run in (("a", {"q1": ["c1"]}), ("b", {}))}
+    >>> budget_frame(rows, [50, 100])["evidence_recall"].to_dict()
+    {('a', 50, 'q1'): 0.0, ('a', 100, 'q1'): 1.0, ('b', 50, 'q1'): 0.0, ('b', 100, 'q1'): 0.0}
+    """
+    import pandas as pd
+
+    cuts = check_budgets(budgets, function="budget_frame")
+    names = list(rows)
+    questions = {part.question_ids for part in rows.values()}
+    if len(questions) > 1:
+        raise parameter_error(
+            "budget_frame", "rows", "BudgetRows of one set of questions (built from the same items)", names
+        )
+    question_ids = next(iter(questions), ())
+    n, m = len(question_ids), len(cuts)
+    built = [rows[name].columns_at(cuts) for name in names]
+    index = _coded_index(
+        {"config": names, "budget": cuts, "question": question_ids},
+        [
+            np.repeat(np.arange(len(names)), m * n),
+            np.tile(np.repeat(np.arange(m), n), len(names)),
+            np.tile(np.arange(n), m * len(names)),
+        ],
+    )
+    columns = {
+        column: np.concatenate([part[column] for part in built]) if built else np.zeros(0) for column in BUDGET_COLUMNS
+    }
+    return pd.DataFrame(columns, index=index)
+
+
+def _coded_index(levels: Mapping[str, Sequence[object]], codes: Sequence[npt.NDArray[np.intp]]) -> pd.MultiIndex:
+    """A MultiIndex straight from its levels (each value once) and codes: no factorizing of millions of rows."""
+    import pandas as pd
+
+    values: list[Any] = [pd.Index(list(level), name=name) for name, level in levels.items()]
+    positions: list[Any] = list(codes)
+    return pd.MultiIndex(levels=values, codes=positions, names=list(levels), verify_integrity=False)
 
 
 def _sum(item: IntArray, values: IntArray, n: int) -> IntArray:

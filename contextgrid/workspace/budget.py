@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from contextgrid.analysis.budget import (
     BUDGET_COLUMNS,
+    budget_frame,
     budget_frontier,
     budget_grid,
     budget_means,
@@ -143,7 +144,6 @@ def budget_curves(
     >>> curves.configs == workspace.names, curves.budgets
     (True, (1000, 2000))
     """
-    import pandas as pd
 
     names = workspace.names if configs is None else tuple(configs)
     for name in names:
@@ -181,5 +181,4 @@ def budget_curves(
         cuts = budget_grid(typical, max(longest, 1), points=points)
     else:
         cuts = check_budgets(budgets, function="budget_curves")
-    frame = pd.concat({name: part.at(cuts) for name, part in rows.items()}, names=["config", "budget", "question"])
-    return BudgetCurves(frame, cuts, "characters" if tokenizer is None else "tokens")
+    return BudgetCurves(budget_frame(rows, cuts), cuts, "characters" if tokenizer is None else "tokens")
