@@ -8,8 +8,11 @@ Run from the repository root::
 Every tool scores the same seeded synthetic input (bench/synthetic.py) in the
 same process. contextgrid gets its own input format (``{question: [chunk, ...]}``),
 the peers get theirs (``{question: {chunk: score}}``, score ``depth - rank``),
-built beforehand and untimed. Exits 1 when contextgrid and pytrec_eval disagree
-on any question beyond 1e-12.
+built beforehand and untimed. The same rows as frames are timed too: contextgrid
+from Arrow-backed pandas DataFrames, ranx from its ``from_df`` (object columns, as
+it requires). The floor of the dict API is one ``set()`` per ranking, built and
+dropped, timed in the same run. Exits 1 when contextgrid and pytrec_eval disagree
+on any question beyond 1e-12, or the frames' means differ from the dicts'.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
+from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -118,6 +122,76 @@ def ranx_tables(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mappin
     ranx_run = Run(dict(run))
     ranx_run.make_comparable(ranx_qrels)
     return ranx_qrels, ranx_run
+
+
+@dataclass(frozen=True, slots=True)
+class Frames:
+    """The synthetic qrels and run as Arrow-backed DataFrames (contextgrid's) and object ones (ranx's)."""
+
+    qrels: Any
+    run: Any
+    ranx_qrels: Any
+    ranx_run: Any
+
+
+def frames(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[str]], depth: int) -> Frames:
+    """The rows of ``qrels`` and ``run`` as frames, the run scored ``depth - rank`` (as the peers' dicts)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    def owners(groups: Mapping[str, Any]) -> tuple[Any, Any]:
+        sizes = np.fromiter(map(len, groups.values()), dtype=np.int64, count=len(groups))
+        rows = np.repeat(np.arange(len(groups)), sizes)
+        return pa.array(list(groups), pa.string()).take(pa.array(rows)), np.arange(len(rows)) - np.repeat(
+            np.cumsum(sizes) - sizes, sizes
+        )
+
+    judged, _ = owners(qrels)
+    judgements = [(chunk, grade) for judgements in qrels.values() for chunk, grade in judgements.items()]
+    qrels_table = pa.table(
+        {
+            "question_id": judged,
+            "chunk_id": pa.array([chunk for chunk, _ in judgements], pa.string()),
+            "grade": pa.array([grade for _, grade in judgements], pa.int64()),
+        }
+    )
+    answered, position = owners(run)
+    run_table = pa.table(
+        {
+            "question_id": answered,
+            "chunk_id": pa.array(list(chain.from_iterable(run.values())), pa.string()),
+            "score": pa.array((depth - position).astype(np.float64)),
+        }
+    )
+    arrow = {"types_mapper": pd.ArrowDtype}
+    ids = {"question_id": "q_id", "chunk_id": "doc_id"}
+    return Frames(
+        qrels_table.to_pandas(**arrow),
+        run_table.to_pandas(**arrow),
+        qrels_table.to_pandas().rename(columns={**ids, "grade": "score"}).astype({"q_id": object, "doc_id": object}),
+        run_table.to_pandas().rename(columns=ids).astype({"q_id": object, "doc_id": object}),
+    )
+
+
+def ranx_from_frames(data: Frames, ks: Sequence[int]) -> dict[str, Any]:
+    """ranx from DataFrames: ``Qrels.from_df``, ``Run.from_df`` and ``evaluate`` (made comparable)."""
+    from ranx import Qrels, Run, evaluate
+
+    result: dict[str, Any] = evaluate(
+        Qrels.from_df(data.ranx_qrels),
+        Run.from_df(data.ranx_run),
+        _ranx_metrics(ks),
+        save_results_in_run=False,
+        threads=numba_threads(),
+        make_comparable=True,
+    )
+    return result
+
+
+def set_per_ranking(run: Mapping[str, Sequence[str]]) -> None:
+    """The dict API's floor: one set per ranking, built and dropped (its repeated-id rule needs one)."""
+    for ranked in run.values():
+        set(ranked)
 
 
 def _ranx_metrics(ks: Sequence[int]) -> list[str]:
@@ -290,12 +364,26 @@ def bench_size(questions: int, depth: int, repeat: int, seed: int) -> tuple[dict
     ranx_time, _ = timed(lambda: ranx_evaluate(ranx_qrels, ranx_run, ks, return_mean=True), repeat)
     memory = peak_extra_memory(lambda: cg.evaluate(qrels, run))
     reciprocal_time, _ = timed(lambda: pytrec_raw(qrels, peer_run, ks, reciprocal_only=True), 1)
+    floor_time, _ = timed(lambda: set_per_ranking(run), repeat)
+    framed = frames(qrels, run, depth)
+    frame_time, frame_result = timed(lambda: cg.evaluate(framed.qrels, framed.run), repeat)
+    ranx_frame_time, _ = timed(lambda: ranx_from_frames(framed, ks), 1)
 
     print(f"contextgrid evaluate()                 {ours_time}   ({len(ours_result)} metric@k means)")
     print(f"pytrec_eval (evaluators + recip_rank)  {pytrec_time}")
     print(f"  of which recip_rank on the 5 cut runs (one more call) {reciprocal_time.best:.3f} s")
     print(f"ranx Qrels/Run + make_comparable       {build_time}")
     print(f"ranx evaluate()                        {ranx_time}")
+    print(f"one set() per ranking (the dict floor) {floor_time}")
+    print(f"contextgrid evaluate() from frames     {frame_time}   (Arrow-backed pandas, {len(framed.run):,} rows)")
+    print(f"ranx from_df + evaluate()              {ranx_frame_time}")
+    print(
+        f"dicts: evaluate() is {ours_time.best / floor_time.best:.2f}x the set-per-ranking floor; frames: "
+        f"{pytrec_time.best / frame_time.best:.1f}x pytrec_eval, {ranx_frame_time.best / frame_time.best:.1f}x "
+        "ranx from_df + evaluate()"
+    )
+    frames_agree = frame_result == ours_result
+    print(f"frames give the dicts' means exactly: {frames_agree}")
     print(
         f"speed (wall): contextgrid is {pytrec_time.best / ours_time.best:.1f}x pytrec_eval, "
         f"{ranx_time.best / ours_time.best:.1f}x ranx evaluate(), "
@@ -337,8 +425,11 @@ def bench_size(questions: int, depth: int, repeat: int, seed: int) -> tuple[dict
         "pytrec_cpu": pytrec_time.best_cpu,
         "ranx": ranx_time.best,
         "memory": float(memory),
+        "floor": floor_time.best,
+        "frames": frame_time.best,
+        "ranx_frames": ranx_frame_time.best,
     }
-    return times, not pytrec_disagrees
+    return times, not pytrec_disagrees and frames_agree
 
 
 def warm_up_ranx() -> tuple[float, float]:
@@ -406,8 +497,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ranx_ratio = big["ranx"] / big["ours"]
         target(ranx_ratio > 1, f"100k x 100: {ranx_ratio:.1f}x faster than ranx evaluate(), wall (needs > 1x)")
         target(big["memory"] < GIB, f"100k x 100: peak extra memory {big['memory'] / GIB:.3f} GiB (needs < 1 GiB)")
+        # Issue #35: the dict API at its floor, and frames well beyond it.
+        floor_ratio = big["ours"] / big["floor"]
+        target(floor_ratio <= 1.5, f"100k x 100: dicts {floor_ratio:.2f}x one set() per ranking (needs <= 1.5x)")
+        target(ratio >= 5, f"100k x 100: dicts {ratio:.1f}x faster than pytrec_eval, wall (needs >= 5x)")
+        frame_ratio = big["pytrec"] / big["frames"]
+        target(frame_ratio >= 15, f"100k x 100: frames {frame_ratio:.1f}x faster than pytrec_eval, wall (needs >= 15x)")
+        ranx_frames = big["ranx_frames"] / big["frames"]
+        target(
+            ranx_frames >= 10,
+            f"100k x 100: frames {ranx_frames:.1f}x faster than ranx from_df + evaluate(), wall (needs >= 10x)",
+        )
     target(max(imports) < 1.0, f"import contextgrid {max(imports):.3f} s at worst (needs < 1 s)")
-    target(agreed, "contextgrid agrees with pytrec_eval on every question, metric and k (to 1e-12)")
+    target(agreed, "contextgrid agrees with pytrec_eval on every question, metric and k (to 1e-12); frames = dicts")
     return 0 if agreed else 1
 
 

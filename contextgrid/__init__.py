@@ -21,6 +21,7 @@ from contextgrid.core.errors import (
     UnknownScoreError,
 )
 from contextgrid.core.log import LogEntry, Severity, WarningLog
+from contextgrid.data.frames import FrameColumns
 from contextgrid.data.records import (
     Anchor,
     Answer,
@@ -98,6 +99,7 @@ __all__ = [
     "ContextGridError",
     "DuplicateChunkError",
     "EvalItem",
+    "FrameColumns",
     "GateReport",
     "GateResult",
     "GoldSpan",

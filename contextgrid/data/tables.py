@@ -28,10 +28,13 @@ from contextgrid.data.repeats import first_repeated_pair
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["QrelsTable", "RunTable", "check_qrels_ids", "check_question_ids", "check_ranked_ids"]
+__all__ = ["REPEATED_PAIR", "QrelsTable", "RunTable", "check_qrels_ids", "check_question_ids", "check_ranked_ids"]
 
 IntArray = npt.NDArray[np.int64]
 _T = TypeVar("_T")
+
+REPEATED_PAIR = "expected each (question, chunk) pair once, got it again"
+"""What a :class:`RowError` expected when its row gives a (question, chunk) pair again."""
 
 
 def _not_str(value: object) -> str:
@@ -384,7 +387,7 @@ class RunTable(_GroupedTable, Mapping[str, tuple[str, ...]]):
         repeated = first_repeated_pair(codes, starts, chunks)
         if repeated is not None:
             text = _row_text(repeated, *context)
-            raise RowError(repeated, text, "expected each (question, chunk) pair once, got it again")
+            raise RowError(repeated, text, REPEATED_PAIR)
         if scores is not None:
             values = scores.to_numpy(zero_copy_only=False)
             # min() is NaN when any value is: one pass, where isnan().any() makes two.
@@ -522,7 +525,7 @@ class QrelsTable(_GroupedTable, Mapping[str, Mapping[str, int]]):
         repeated = first_repeated_pair(codes, starts, chunks)
         if repeated is not None:
             text = _row_text(repeated, *context)
-            raise RowError(repeated, text, "expected each (question, chunk) pair once, got it again")
+            raise RowError(repeated, text, REPEATED_PAIR)
         if starts is None:
             order = np.argsort(codes, kind="stable")
             indices = pa.array(order)

@@ -134,8 +134,9 @@ def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
                 )
 
 
-def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]], *, from_table: bool) -> None:
-    """Refuse a ranking that is not a sequence of distinct chunk ids, each a str (as a table's are)."""
+def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]], *, from_table: bool) -> IntArray:
+    """Refuse a ranking that is not a sequence of distinct chunk ids, each a str (as a table's are); returns
+    the rankings' lengths."""
     if not set(map(type, rankings)) <= {list, tuple}:
         for question_id, ranked in zip(question_ids, rankings, strict=True):
             if isinstance(ranked, (str, bytes)) or not isinstance(ranked, Sequence):
@@ -148,7 +149,7 @@ def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]], *, f
     lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     repeating = np.flatnonzero(distinct != lengths)
     if len(repeating) == 0:
-        return
+        return lengths
     first = int(repeating[0])
     seen: set[str] = set()
     repeated: dict[str, None] = {}
@@ -224,9 +225,7 @@ def _lay_out(
     judgement_maps = [qrels[q] for q in question_ids]
     empty: Sequence[str] = ()
     rankings = [run.get(q, empty) for q in question_ids]
-    _check_rankings(question_ids, rankings, from_table=isinstance(run, RunTable))
-
-    lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    lengths = _check_rankings(question_ids, rankings, from_table=isinstance(run, RunTable))
     longest = int(lengths.max(initial=0))
     width = longest if depth is None else min(depth, longest)
     # Only relevant chunks carry a gain, so find each in its ranking's top `width` (a C-level scan of a

@@ -9,6 +9,7 @@ import numpy as np
 from contextgrid.core.checks import check_k, check_ks
 from contextgrid.core.errors import parameter_error
 from contextgrid.core.log import WarningLog
+from contextgrid.data.frames import ArrowStream, FrameColumns, tables_from_frames
 from contextgrid.engine.grades import FloatArray, RankedGrades, build_ranked_grades
 from contextgrid.engine.kernels import KERNELS
 from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_KS, METRICS, Metric, Qrels
@@ -66,30 +67,40 @@ def score_questions(
     )
 
 
+_COLUMNS = FrameColumns()
+
+
 def evaluate(
-    qrels: Qrels,
-    run: Mapping[str, Sequence[str]],
+    qrels: Qrels | ArrowStream,
+    run: Mapping[str, Sequence[str]] | ArrowStream,
     *,
     ks: Sequence[int] = DEFAULT_KS,
     metrics: Sequence[str] = BUILTIN_METRICS,
     warnings: WarningLog | None = None,
+    columns: FrameColumns = _COLUMNS,
 ) -> dict[str, float]:
     """Score every metric at every cut-off, averaged over the questions with a relevant chunk.
 
     Parameters
     ----------
-    qrels : mapping
-        ``{question_id: {chunk_id: grade}}``. Questions with no grade above 0
-        are left out of every mean.
-    run : mapping
-        ``{question_id: [chunk_id, ...]}``, best first. A scored question the
-        run never answered scores 0.0.
+    qrels : mapping or frame
+        ``{question_id: {chunk_id: grade}}``, or a frame (pandas, pyarrow, or
+        anything with ``__arrow_c_stream__``) of ``question_id``, ``chunk_id``
+        and ``grade`` columns. Questions with no grade above 0 are left out of
+        every mean.
+    run : mapping or frame
+        ``{question_id: [chunk_id, ...]}``, best first, or a frame of
+        ``question_id``, ``chunk_id`` and ``score`` (higher first, ties by
+        chunk id descending, as trec_eval) or ``rank`` (1 first) columns. A
+        scored question the run never answered scores 0.0.
     ks : sequence of int, default DEFAULT_KS
         Cut-offs, each at least 1.
     metrics : sequence of str, default the six built-ins
         Registered metric names, without ``@k``.
     warnings : WarningLog, optional
         Receives an entry for every metric that raised and was left out.
+    columns : FrameColumns, default FrameColumns()
+        The frames' column names, when they are not the ones above.
 
     Returns
     -------
@@ -107,7 +118,8 @@ def evaluate(
     """
     cutoffs = check_ks(ks, function="evaluate")
     resolved = resolve_metrics(metrics, function="evaluate")
-    return mean_scores(resolved, ranked_grades(qrels, run, max(cutoffs)), qrels, run, cutoffs, warnings)
+    judged, ranked = tables_from_frames(qrels, run, columns, function="evaluate")
+    return mean_scores(resolved, ranked_grades(judged, ranked, max(cutoffs)), judged, ranked, cutoffs, warnings)
 
 
 def mean_scores(
@@ -142,8 +154,17 @@ def mean_scores(
     return scores
 
 
-def per_query(qrels: Qrels, run: Mapping[str, Sequence[str]], metric: str, k: int) -> dict[str, float]:
+def per_query(
+    qrels: Qrels | ArrowStream,
+    run: Mapping[str, Sequence[str]] | ArrowStream,
+    metric: str,
+    k: int,
+    *,
+    columns: FrameColumns = _COLUMNS,
+) -> dict[str, float]:
     """One metric at one cut-off, for each question with a relevant chunk.
+
+    ``qrels`` and ``run`` are dicts or frames, as :func:`evaluate` takes them.
 
     Examples
     --------
@@ -157,8 +178,9 @@ def per_query(qrels: Qrels, run: Mapping[str, Sequence[str]], metric: str, k: in
     if not isinstance(metric, str):
         raise parameter_error("per_query", "metric", "a registered metric name (a str)", metric)
     resolved = METRICS.get(metric)
-    batch = ranked_grades(qrels, run, cutoff)
-    column = score_questions(resolved, batch, qrels, run, cutoff)
+    judged, ranked = tables_from_frames(qrels, run, columns, function="per_query")
+    batch = ranked_grades(judged, ranked, cutoff)
+    column = score_questions(resolved, batch, judged, ranked, cutoff)
     return dict(zip(batch.question_ids, column.tolist(), strict=True))
 
 
