@@ -98,7 +98,11 @@ def _repeat_candidates_grouped(starts: IntArray, hashes: npt.NDArray[np.uint64])
         repeats = grid[:, 1:] == grid[:, :-1]
     else:
         grid = np.full((len(sizes), width), np.iinfo(np.uint64).max, dtype=np.uint64)
-        grid[np.repeat(np.arange(len(sizes)), sizes), np.arange(len(hashes)) - np.repeat(starts[:-1], sizes)] = hashes
+        # Row j's hashes go to flat cells j * width + (i - starts[j]): one repeat, one flat scatter.
+        shift = np.arange(len(sizes), dtype=np.int64) * width - starts[:-1]
+        cells = np.repeat(shift, sizes)
+        cells += np.arange(len(hashes), dtype=np.int64)
+        grid.reshape(-1)[cells] = hashes
         grid.sort(axis=1)
         repeats = (grid[:, 1:] == grid[:, :-1]) & (np.arange(1, width) < sizes[:, None])
     rows: list[IntArray] = []
