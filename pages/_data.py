@@ -70,7 +70,7 @@ from contextgrid.workspace.budget import BudgetCurves
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
 from pages._loading import Snapshot, Source, at_version, results, snapshot, workspace
-from pages._uploads import Upload
+from pages._uploads import Upload, on_forget
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -103,11 +103,31 @@ def cached(
         @functools.wraps(compute)
         def call(source: Source | Snapshot, /, *args: P.args, **kwargs: P.kwargs) -> T:
             at = source if isinstance(source, Snapshot) else snapshot(source)
+            if isinstance(at.source, Upload):
+                entry = (compute.__qualname__, repr((args, kwargs)))
+                _UPLOADED.setdefault(at.source.digest, {})[entry] = functools.partial(
+                    stored.clear, at.source, at.version, *args, **kwargs
+                )
             return stored(at.source, at.version, *args, **kwargs)
 
         return call
 
     return decorate
+
+
+_UPLOADED: dict[str, dict[tuple[str, str], Callable[[], None]]] = {}
+"""How to drop each entry an upload (by digest) has in this module's caches: a cache keyed by the upload and other
+arguments cannot be cleared by the upload alone."""
+
+
+def _forget(upload: Upload) -> None:
+    """Drop what ``upload`` left in this module's caches (called as its session folder is removed): else they keep
+    its results until other entries push them out, after its session has ended."""
+    for clear in _UPLOADED.pop(upload.digest, {}).values():
+        clear()
+
+
+on_forget(_forget)
 
 
 def _workspace(source: Source | Snapshot) -> Workspace:

@@ -280,6 +280,30 @@ def test_a_session_that_has_ended_loses_its_uploads_and_their_cached_workspace()
     assert not living.path.exists()
 
 
+def test_reaping_a_session_frees_the_tables_its_uploads_were_read_into_and_their_cached_results() -> None:
+    import weakref
+
+    from pages import _data, _loading, _uploads
+
+    folder = _uploads.SessionFolder(session="a-session-whose-tables-go")
+    source = _uploads.uploaded_source(("q.trec", QRELS.encode()), (("a.trec", GOOD.encode()),), folder=folder)
+    table = weakref.ref(_loading.results(source, source.digest).workspace.run("a").table)
+    grid = _data.grid(source)
+    assert _data.per_query(source, "recall", 10).equals(_data.per_query(source, "recall", 10))
+    gc.collect()
+    assert table() is not None  # the caches hold it while the session lives
+    # Reaped once the session is said to be gone (not after a time): then nothing holds the run's table.
+    assert _uploads.reap(lambda session: False, after=0) == [folder.path]
+    gc.collect()
+    assert table() is None
+    # The data layer's results on the upload went too: asked again, they are computed again, from files gone.
+    with pytest.raises(cg.ContextGridError, match="no such file"):
+        _data.grid(source)
+    with pytest.raises(cg.ContextGridError, match="no such file"):
+        _data.per_query(source, "recall", 10)
+    assert list(grid.index) != []
+
+
 def test_without_a_server_no_session_exists_and_no_reaper_runs() -> None:
     import threading
 
