@@ -490,10 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("----  speed and memory targets are set at 100,000 questions x depth 100, which this run skipped")
     else:
         ratio, cpu_ratio = big["pytrec"] / big["ours"], big["pytrec_cpu"] / big["ours_cpu"]
-        # Issue #19: at least 6x pytrec_eval in the same run, aiming at 10x.
-        for need, word in ((6, "needs"), (10, "aim")):
-            target(ratio >= need, f"100k x 100: {ratio:.1f}x faster than pytrec_eval, wall ({word} >= {need}x)")
-            target(cpu_ratio >= need, f"100k x 100: {cpu_ratio:.1f}x less cpu than pytrec_eval ({word} >= {need}x)")
+        # Issue #35 replaced #19's 6x (aim 10x) for dicts: the dict path is held at its floor (one set() per
+        # ranking), >= 5x pytrec_eval below; speed beyond that comes from frames. The cpu ratio is information.
+        print(f"info  100k x 100: dicts {cpu_ratio:.1f}x less cpu than pytrec_eval")
         ranx_ratio = big["ranx"] / big["ours"]
         target(ranx_ratio > 1, f"100k x 100: {ranx_ratio:.1f}x faster than ranx evaluate(), wall (needs > 1x)")
         target(big["memory"] < GIB, f"100k x 100: peak extra memory {big['memory'] / GIB:.3f} GiB (needs < 1 GiB)")
