@@ -228,13 +228,20 @@ class Verdicts:
         print(f"{label:<76} {seconds:7.2f} s {seconds / self.floor:6.2f} F  target {target:<11} {verdict}")
 
 
+BROKEN = "[data-testid=stException], [data-testid=stAlertContentError]"
+"""A traceback or an error message on the page: a view that does not work is not a fast one."""
+
+
 def switches(page: Page, verdicts: Verdicts, where: str) -> None:
     """The tour once, computing and caching every view, each view timed against :data:`FIRST` x F, then again,
-    each switch timed against :data:`SWITCH` x F."""
-    for label, step in tour(page):
-        verdicts.against(f"{where}: {label}, first", timed(step), FIRST * verdicts.floor, f"<= {FIRST} F")
-    for label, step in tour(page):
-        verdicts.against(f"{where}: {label}, cached", timed(step), SWITCH * verdicts.floor, f"<= {SWITCH} F")
+    each switch timed against :data:`SWITCH` x F; a view showing an error (:data:`BROKEN`) is a miss, named."""
+    for when, limit in (("first", FIRST), ("cached", SWITCH)):
+        for label, step in tour(page):
+            shown = f"{where}: {label}, {when}"
+            verdicts.against(shown, timed(step), limit * verdicts.floor, f"<= {limit} F")
+            for error in page.locator(BROKEN).all_inner_texts():
+                print(f"  error shown: {error.strip()[:200]!r}")
+                verdicts.verdict(f"{shown}: an error is shown", False)
 
 
 def measure(browser: Browser, folder: Path, fresh: int) -> Verdicts:
