@@ -147,8 +147,29 @@ _LOOP: list[asyncio.AbstractEventLoop] = []
 
 
 def serve_on(loop: asyncio.AbstractEventLoop) -> None:
-    """Record the event loop the server runs on (called from the server's lifespan, on that loop)."""
+    """Record the event loop the server runs on (called from the server's lifespan, on that loop), and have the C
+    allocator give large freed blocks back to the system (:func:`_allocate_for_sessions`)."""
     _LOOP[:] = [loop]
+    _allocate_for_sessions()
+
+
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8
+"""glibc's ``mallopt`` parameters (malloc.h)."""
+
+
+def _allocate_for_sessions() -> None:
+    """Have glibc's allocator serve blocks of 4 MiB and more (a session's arrays, its uploaded bytes) from memory
+    mapped apart, unmapped as soon as they are freed, and keep two arenas at most. By default the threshold rises
+    with each large block freed, and each thread may get an arena of its own: a server's freed frames then stayed
+    in the heap, among smaller live blocks that malloc_trim cannot release around. Elsewhere than glibc: nothing."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):  # not glibc: its allocator returns memory its own way
+        return
+    mallopt(M_MMAP_THRESHOLD, 4 << 20)
+    mallopt(M_ARENA_MAX, 2)
 
 
 def _close_session(session: str) -> None:
