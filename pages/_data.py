@@ -600,8 +600,7 @@ def retrieved(at: Snapshot, config: str, k: int) -> pd.DataFrame:
     from contextgrid.evidence.run_waste import retrieved_table
 
     ws = at.workspace
-    items, _ = ws.resolved
-    return retrieved_table(items, ws.run(config), ws.chunks(config), k)
+    return retrieved_table(ws.gold, ws.run(config), ws.chunking_gold(config), k)
 
 
 def resolved_items(source: Source | Snapshot) -> dict[str, EvalItem]:

@@ -19,11 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from contextgrid.core.errors import ContextGridError
-from contextgrid.data.chunk_checks import checked_chunks
+from contextgrid.core.errors import ContextGridError, parameter_error
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import chunk_gold, gold_columns, run_rows
+from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, chunking_gold, gold_columns, run_rows
 
 __all__ = ["MISMATCH", "check_alignment", "disjoint_rankings"]
 
@@ -36,8 +35,8 @@ def _where(span: Span) -> str:
 
 
 def check_alignment(
-    items: Iterable[EvalItem],
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    items: Iterable[EvalItem] | GoldColumns,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     run: Mapping[str, Sequence[str]],
     qrels: Mapping[str, Mapping[str, int]],
     *,
@@ -47,7 +46,9 @@ def check_alignment(
     ``chunks`` (the rules of this module); return ``None`` when they do.
 
     ``items`` are the questions with their gold resolved; a question without gold (graded above 0) is not
-    checked against the qrels, having nothing to overlap.
+    checked against the qrels, having nothing to overlap. Many configurations checked against the same questions
+    pass :func:`~contextgrid.evidence.run_waste.gold_columns`' record and, for each chunking,
+    :func:`~contextgrid.evidence.run_waste.chunking_gold`'s, so that each is laid out once.
 
     Examples
     --------
@@ -64,13 +65,15 @@ def check_alignment(
 but in these chunks 'd#0' is d [0, 150), which overlaps none of the question's gold (d [200, 260)): the qrels and \
 the chunks look like two different chunkings
     """
-    values = checked_chunks(chunks, function=function)
-    chunk_ids = pd.Index([chunk.id for chunk in values], dtype=object)
+    gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
+    if isinstance(chunks, ChunkingGold) and chunks.gold is not gold:
+        raise parameter_error(function, "chunks", "a ChunkingGold built from the same GoldColumns as items", chunks)
+    chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
+    values, chunk_ids = chunking.columns.chunks, chunking.columns.ids
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
     # Every question of the run: the shared alignment refuses a chunk that is not among the chunks.
     run_rows(ranking, pd.Index(ranking.question_ids, dtype=object), chunk_ids, None, function)
 
-    gold = gold_columns(items, function)
     starts = np.asarray(judged.starts, dtype=np.int64)
     item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), starts[1:] - starts[:-1])
     names = np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object)
@@ -80,8 +83,10 @@ the chunks look like two different chunkings
     checked = np.flatnonzero(resolved & (grade > 0))
     chunk = chunk_ids.get_indexer(pd.Index(names[checked], dtype=object)).astype(np.int64)
     width = max(len(values), 1)
-    held = chunk_gold(gold, [value.span for value in values])
-    overlapping = np.isin(item[checked] * width + chunk, held.keys) & (chunk >= 0)
+    keys = chunking.holding.keys
+    wanted = item[checked] * width + chunk
+    found = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+    overlapping = (keys[found] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)) & (chunk >= 0)
     if overlapping.all():
         return
     bad = int(np.flatnonzero(~overlapping)[0])

@@ -390,7 +390,7 @@ def ranked_evidence(
 
 
 def retrieved_table(
-    items: Iterable[EvalItem],
+    items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
     chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     k: int,

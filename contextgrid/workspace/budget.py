@@ -25,7 +25,6 @@ from contextgrid.analysis.budget_verdict import BudgetVerdict, budget_verdict, p
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.checks import check_int
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
-from contextgrid.evidence.run_waste import ChunkingGold, chunking_gold, gold_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -158,18 +157,12 @@ def budget_curves(
     for name in names:
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not measured
     # The questions' gold merged once, for every configuration.
-    items = gold_columns(workspace.resolved[0], "budget_curves")
-    # Each chunking laid out against the gold once, however many configurations retrieve from it.
-    chunkings: dict[object, ChunkingGold] = {}
-    for name in names:
-        path = workspace.config(name).chunks
-        if path not in chunkings:
-            chunkings[path] = chunking_gold(items, workspace.chunks(name), "budget_curves")
+    # The questions' gold merged once, and each chunking laid out against it once, for every configuration.
     rows = {
         name: budget_rows(
-            items,
+            workspace.gold,
             workspace.run(name),
-            chunkings[workspace.config(name).chunks],
+            workspace.chunking_gold(name),
             qrels=workspace.qrels(name),
             tokenizer=tokenizer,
         )

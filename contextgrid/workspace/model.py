@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from contextgrid.data.tables import QrelsTable, RunTable
+    from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns
 
 __all__ = ["MANIFEST", "Workspace"]
 
@@ -419,6 +420,25 @@ class Workspace:
         return self._load(("resolved", path), resolve)
 
     @property
+    def gold(self) -> GoldColumns:
+        """The resolved questions' merged gold as columns (:func:`~contextgrid.evidence.run_waste.gold_columns`),
+        built once and shared by every view that measures a run against the gold."""
+        from contextgrid.evidence.run_waste import gold_columns
+
+        return self._load(("gold columns",), lambda: gold_columns(self.resolved[0], f"workspace {self.name!r}"))
+
+    def chunking_gold(self, name: str) -> ChunkingGold:
+        """Configuration ``name``'s chunks laid out against :attr:`gold`
+        (:func:`~contextgrid.evidence.run_waste.chunking_gold`), once per chunks file, however many
+        configurations retrieve from it."""
+        from contextgrid.evidence.run_waste import chunking_gold
+
+        path = self.config(name).chunks
+        return self._load(
+            ("chunking gold", path), lambda: chunking_gold(self.gold, self.chunks(name), f"workspace {self.name!r}")
+        )
+
+    @property
     def _resolver(self) -> SpanResolver:
         """The one resolver of the shared documents, grading by :attr:`grade_rule`."""
         return self._load(("resolver",), lambda: SpanResolver(self.documents, grade_rule=self.grade_rule))
@@ -463,7 +483,7 @@ class Workspace:
 
         def check() -> bool:
             where = f"configuration {name!r} of workspace {self.name!r}"
-            check_alignment(self.resolved[0], self.chunks(name), self.run(name), self.qrels(name), function=where)
+            check_alignment(self.gold, self.chunking_gold(name), self.run(name), self.qrels(name), function=where)
             return True
 
         self._load(("aligned", config.run, config.qrels, config.chunks), check)

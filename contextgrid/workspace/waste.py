@@ -34,10 +34,13 @@ def workspace_waste(workspace: Workspace, k: int) -> pd.DataFrame:
     import pandas as pd
 
     _require_waste_inputs(workspace, "workspace_waste")
-    items, _ = workspace.resolved
     for name in workspace.names:
         workspace.check_alignment(name)  # a run or qrels of another chunking are refused, not measured
-    frames = {name: question_waste(items, workspace.run(name), workspace.chunks(name), k) for name in workspace.names}
+    # The gold merged once and each chunking laid out against it once, for every configuration.
+    frames = {
+        name: question_waste(workspace.gold, workspace.run(name), workspace.chunking_gold(name), k)
+        for name in workspace.names
+    }
     return pd.concat(frames, names=["config", "question"])
 
 
