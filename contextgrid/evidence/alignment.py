@@ -71,8 +71,14 @@ the chunks look like two different chunkings
     chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
     values, chunk_ids = chunking.columns.chunks, chunking.columns.ids
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
-    # Every question of the run: the shared alignment refuses a chunk that is not among the chunks.
-    run_rows(ranking, pd.Index(ranking.question_ids, dtype=object), chunk_ids, None, function)
+    # Every question of the run: Arrow's membership test on the column as it is, and, when a chunk is not among
+    # the chunks, the shared alignment, which refuses it naming the question and the rank.
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    returned = ranking.table.column("chunk_id").cast(pa.string())
+    if pc.all(pc.is_in(returned, value_set=pa.array(chunk_ids, type=pa.string()))).as_py() is False:
+        run_rows(ranking, pd.Index(ranking.question_ids, dtype=object), chunk_ids, None, function)
 
     starts = np.asarray(judged.starts, dtype=np.int64)
     item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), starts[1:] - starts[:-1])
