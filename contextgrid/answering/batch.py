@@ -17,12 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contextgrid.answering.context import DEFAULT_TOKENIZER, context_from_chunks
+from contextgrid.answering.context import DEFAULT_TOKENIZER, ContextBuilder
 
 # WORD is score_answer's word rule: marking reuses it so that marking and scoring agree word for word.
-from contextgrid.answering.lexical import score_answer
+from contextgrid.answering.lexical import score_answer_words
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
+from contextgrid.core.text import words
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -90,6 +91,22 @@ SUMMARY_COLUMNS = (
     "unwarranted_answers",
 )
 """The columns of :func:`summarize_answers`: counts, and the means over the answers that did not abstain."""
+
+
+class _ContextWords:
+    """The words of a context in the passage format: the union of its chunks' words, never built.
+
+    A passage's ``[n]`` label is a citation marker, not words, and passages are
+    separated by whitespace, so a word of the context is a word of one chunk.
+    """
+
+    __slots__ = ("_sets",)
+
+    def __init__(self, sets: Sequence[frozenset[str]]) -> None:
+        self._sets = sets
+
+    def __contains__(self, word: object) -> bool:
+        return any(word in found for found in self._sets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +187,16 @@ def score_answers(
     """
     by_question = {item.id: item for item in items}
     by_id = {chunk.id: chunk for chunk in chunks}
+    build = ContextBuilder(tokenizer=tokenizer)
+    # Each chunk's words are found once, however many contexts and gold sets hold it.
+    chunk_words: dict[str, frozenset[str]] = {}
+
+    def words_of(chunk: Chunk) -> frozenset[str]:
+        found = chunk_words.get(chunk.id)
+        if found is None:
+            found = chunk_words[chunk.id] = words(chunk.text)
+        return found
+
     scored = []
     for position, record in enumerate(answers):
         item = by_question.get(record.question_id)
@@ -185,14 +212,18 @@ def score_answers(
                 "configuration's chunking",
             )
         try:
-            context = context_from_chunks(
-                (by_id[chunk_id] for chunk_id in record.context_chunk_ids), tokenizer=tokenizer
-            )
+            context = build(by_id[chunk_id] for chunk_id in record.context_chunk_ids)
         except ContextGridError as error:
             raise _refuse(source, position, record, str(error)) from None
         judgements = dict(qrels.get(record.question_id, {}))
-        gold = [by_id[chunk_id] for chunk_id, grade in judgements.items() if grade > 0 and chunk_id in by_id]
-        score = score_answer(item, record.answer, context, gold_chunks=gold)
+        gold = [words_of(by_id[chunk_id]) for chunk_id, grade in judgements.items() if grade > 0 and chunk_id in by_id]
+        score = score_answer_words(
+            item,
+            record.answer,
+            context,
+            context_words=_ContextWords([words_of(chunk) for chunk in context.chunks]),
+            gold_words=gold[0] if len(gold) == 1 else frozenset().union(*gold),
+        )
         scored.append(ScoredAnswer(item, record, context, judgements, score))
     return tuple(scored)
 

@@ -17,6 +17,7 @@ context is always a prefix of the ranking.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_TOKENIZER",
     "PASSAGE_SEPARATOR",
     "BudgetedContext",
+    "ContextBuilder",
     "assemble_context",
     "context_from_chunks",
     "count_tokens",
@@ -178,3 +180,63 @@ def context_from_chunks(chunks: Iterable[Chunk], *, tokenizer: Tokenizer = DEFAU
     given = checked_chunks(chunks, function="context_from_chunks", hint=_ONCE)
     text = PASSAGE_SEPARATOR.join(passage(number, chunk) for number, chunk in enumerate(given, 1))
     return AssembledContext(text, given, count_tokens(text, tokenizer))
+
+
+class ContextBuilder:
+    """:func:`context_from_chunks` for many contexts of one chunking, each chunk's text counted once.
+
+    With the default tokenizer (:class:`~contextgrid.chunking.RegexTokenizer`'s
+    own pattern, whose tokens never hold whitespace nor reach across it) a
+    context's count is the sum of its passages' counts, since passages are
+    separated by whitespace: each chunk's stripped text is counted the first
+    time it is met, and its ``[n]`` label once per number. Any other tokenizer
+    may merge tokens across a seam, so its contexts are counted whole, as
+    :func:`context_from_chunks` does. A chunk is known by its id: one builder
+    serves one chunking, whose ids name one text each.
+
+    Examples
+    --------
+    >>> from contextgrid import Chunk, Span
+    >>> build = ContextBuilder()
+    >>> chunks = [Chunk("a", Span("d", 0, 8), "30 days."), Chunk("b", Span("d", 9, 14), "Unused")]
+    >>> build(chunks) == context_from_chunks(chunks)
+    True
+    >>> build(chunks[::-1]).tokens
+    10
+    """
+
+    __slots__ = ("_counts", "_labels", "_pattern", "_tokenizer")
+
+    def __init__(self, *, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> None:
+        if not callable(tokenizer):
+            raise parameter_error("ContextBuilder", "tokenizer", "a callable from text to token offsets", tokenizer)
+        self._tokenizer = tokenizer
+        # Counting the pattern's matches is the tokenizer's count without building its offsets.
+        self._pattern = (
+            re.compile(tokenizer.pattern)
+            if isinstance(tokenizer, RegexTokenizer)
+            and type(tokenizer) is RegexTokenizer
+            and tokenizer.pattern == RegexTokenizer().pattern
+            else None
+        )
+        self._counts: dict[str, int] = {}
+        self._labels: list[int] = []
+
+    def _label(self, number: int) -> int:
+        while len(self._labels) < number:
+            self._labels.append(count_tokens(f"[{len(self._labels) + 1}]", self._tokenizer))
+        return self._labels[number - 1]
+
+    def __call__(self, chunks: Iterable[Chunk]) -> AssembledContext:
+        """The context of ``chunks``, equal to ``context_from_chunks(chunks, tokenizer=...)``."""
+        given = checked_chunks(chunks, function="context_from_chunks", hint=_ONCE)
+        text = PASSAGE_SEPARATOR.join(passage(number, chunk) for number, chunk in enumerate(given, 1))
+        if self._pattern is None:
+            return AssembledContext(text, given, count_tokens(text, self._tokenizer))
+        tokens = 0
+        for number, chunk in enumerate(given, 1):
+            counted = self._counts.get(chunk.id)
+            if counted is None:
+                counted = self._counts[chunk.id] = len(self._pattern.findall(chunk.text.strip()))
+            tokens += self._label(number) + counted
+        return AssembledContext(text, given, tokens)

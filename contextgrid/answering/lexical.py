@@ -7,13 +7,13 @@ repetition neither helps nor hurts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable, Set
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.text import words
 from contextgrid.data.records import Answer, AnswerScore, AssembledContext, Chunk, EvalItem
 
-__all__ = ["ABSTENTION_PHRASES", "GROUNDEDNESS_FLOOR", "is_abstention", "score_answer"]
+__all__ = ["ABSTENTION_PHRASES", "GROUNDEDNESS_FLOOR", "is_abstention", "score_answer", "score_answer_words"]
 
 
 ABSTENTION_PHRASES: tuple[str, ...] = (
@@ -100,15 +100,46 @@ def score_answer(
     for value, kind, name in checks:
         if not isinstance(value, kind):
             raise ContextGridError(f"score_answer: {name} must be of type {kind.__name__}, got {value!r}")
+    gold_words = frozenset().union(*(words(chunk.text) for chunk in gold_chunks))
+    return score_answer_words(item, answer, context, context_words=words(context.text), gold_words=gold_words)
+
+
+def score_answer_words(
+    item: EvalItem,
+    answer: Answer,
+    context: AssembledContext,
+    *,
+    context_words: Container[str],
+    gold_words: Set[str],
+) -> AnswerScore:
+    """:func:`score_answer` with the words of the context and of the gold chunks already found.
+
+    For a caller that reads each chunk's words once and scores many answers
+    whose contexts share chunks (:func:`~contextgrid.answering.batch.score_answers`):
+    ``context_words`` answers ``word in context_words`` exactly as
+    ``words(context.text)`` would, ``gold_words`` is the union of the gold
+    chunks' words. The arguments are not checked again.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.core.text import words
+    >>> item = cg.EvalItem(id="q1", question="How long?")
+    >>> chunk = cg.Chunk("a", cg.Span("d", 0, 12), "Thirty days.")
+    >>> context = cg.AssembledContext(text="[1] Thirty days.", chunks=(chunk,), tokens=6)
+    >>> answer = cg.Answer("Thirty days [1].", citations=(1,))
+    >>> fast = score_answer_words(item, answer, context, context_words=words(chunk.text), gold_words=words(chunk.text))
+    >>> fast == cg.score_answer(item, answer, context, gold_chunks=[chunk])
+    True
+    """
     answer_words = words(answer.text)
-    context_words = words(context.text)
-    groundedness = len(answer_words & context_words) / len(answer_words) if answer_words else 0.0
+    found = sum(1 for word in answer_words if word in context_words)
+    groundedness = found / len(answer_words) if answer_words else 0.0
 
     cited = sorted(set(answer.citations))
     missing = [number for number in cited if number > len(context.chunks)]
     citation_accuracy = (len(cited) - len(missing)) / len(cited) if cited else None
 
-    gold_words = frozenset().union(*(words(chunk.text) for chunk in gold_chunks))
     evidence_overlap = len(answer_words & gold_words) / len(gold_words) if gold_words else 0.0
 
     abstained = is_abstention(answer.text)

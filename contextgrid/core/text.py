@@ -43,4 +43,7 @@ def words(text: str) -> frozenset[str]:
     >>> sorted(words("Refunds: 30 days [2] -- don't wait!"))
     ['30', 'days', "don't", 'refunds', 'wait']
     """
-    return frozenset(_normal(match) for match in WORD.findall(CITATION.sub(" ", text)))
+    # The apostrophes are made one before the split (the word rule treats them alike, and no character
+    # case-folds to either), and each distinct match is folded once: the same set, a third of the work.
+    found = set(WORD.findall(CITATION.sub(" ", text.replace("’", "'"))))
+    return frozenset(map(str.casefold, found))
