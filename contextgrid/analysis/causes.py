@@ -24,12 +24,17 @@ The causes, in rule order; the first rule that applies names the cause
 
 :func:`question_causes` works from plain inputs (the questions, one
 configuration's chunks, run and qrels, and the documents) on columns, one
-function per stage: the inputs checked and aligned (the run's rows with the
-chunking by :func:`~contextgrid.evidence.run_waste.run_rows`, the alignment
-:mod:`~contextgrid.evidence.run_waste` uses too), the gold each chunk holds, the
-top k's share of the gold, the rules, then the signals of a miss and what would
-have fixed it. :func:`contextgrid.workspace.causes.failure_causes` runs it for
-every configuration of a workspace.
+function per stage: the questions and the chunking prepared (the gold merged,
+what each chunk holds of it, the content words of questions, gold passages and
+chunks coded as word sets), the run's rows aligned with the chunking by
+:func:`~contextgrid.evidence.run_waste.run_rows` (the alignment
+:mod:`~contextgrid.evidence.run_waste` uses too), the top k's share of the gold,
+the rules, then the signals of a miss and what would have fixed it. The
+preparing is what configurations share: :func:`cause_questions` once for all of
+them, :func:`cause_chunking` once per chunking, :func:`lexical_gaps` once per
+analyzer, their records passed to :func:`question_causes` in place of the plain
+inputs; :func:`contextgrid.workspace.causes.failure_causes` does so for every
+configuration of a workspace.
 """
 
 from __future__ import annotations
@@ -41,14 +46,29 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from contextgrid.analysis.word_sets import Vocabulary, set_sizes, shared_counts
+from contextgrid.analysis.word_sets import (
+    Vocabulary,
+    WordSets,
+    set_keys,
+    set_sizes,
+    shared_counts,
+    shared_with_keys,
+)
 from contextgrid.core.checks import check_fraction, check_k
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
 from contextgrid.core.text import words
-from contextgrid.data.chunk_checks import checked_chunks, checked_items
+from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import GoldColumns, RunRows, chunk_gold, gold_columns, question_waste, run_rows
+from contextgrid.evidence.run_waste import (
+    ChunkingGold,
+    GoldColumns,
+    RunRows,
+    chunking_gold,
+    gold_columns,
+    question_waste,
+    run_rows,
+)
 
 __all__ = [
     "CAUSES",
@@ -58,14 +78,20 @@ __all__ = [
     "REPEAT_THRESHOLD",
     "STOP_WORDS",
     "Analyzer",
+    "CauseChunking",
     "CauseOracle",
+    "CauseQuestions",
+    "LexicalGaps",
+    "cause_chunking",
     "cause_counts",
     "cause_oracle",
+    "cause_questions",
     "cause_transitions",
     "check_split_threshold",
     "configurations_with",
     "content_words",
     "explain_cause",
+    "lexical_gaps",
     "question_causes",
     "transition_sentence",
 ]
@@ -154,33 +180,248 @@ def check_split_threshold(value: object, *, function: str, parameter: str = "spl
     return check_fraction(value, function=function, parameter=parameter, low_open=True)
 
 
-# -- stage 1: the inputs checked and aligned ------------------------------------------------------------------
+# -- stage 1: the questions and the chunking, prepared once for many configurations ---------------------------
+
+
+def _word_sets(sets: Sequence[frozenset[str]], vocabulary: pd.Index) -> WordSets:
+    """``sets`` coded by ``vocabulary`` (words it lacks left out: they can match nothing coded by it)."""
+    owner = np.repeat(np.arange(len(sets), dtype=np.int64), [len(words_of) for words_of in sets])
+    flat = [word for words_of in sets for word in words_of]
+    code = vocabulary.get_indexer(pd.Index(flat, dtype=object)).astype(np.int64) if flat else owner.copy()
+    known = code >= 0
+    return owner[known], code[known]
 
 
 @dataclass(frozen=True, slots=True)
-class _Inputs:
-    """The questions and the chunking, with their ids as indexes (positions shared by every later array)."""
+class CauseQuestions:
+    """The questions as every configuration explaining them shares them (:func:`cause_questions` builds it).
+
+    ``questions`` are checked, ``ids`` their ids; ``gold`` their merged gold
+    (:class:`~contextgrid.evidence.run_waste.GoldColumns`, over the questions
+    that have any) and ``owner`` each of its questions' position among
+    ``questions``. Per question: ``characters`` of gold, ``evidence`` (whether
+    it has gold evidence at all) and ``passages`` (the text of each merged gold
+    span). ``question_words`` and ``passage_words`` are the content words
+    (:func:`content_words`) of each question and of its gold passage as word
+    sets (see :mod:`~contextgrid.analysis.word_sets`) coded by ``vocabulary``.
+    """
 
     questions: tuple[EvalItem, ...]
-    chunking: tuple[Chunk, ...]
     ids: pd.Index
-    chunk_ids: pd.Index
+    gold: GoldColumns
+    owner: IntArray
+    characters: IntArray
+    evidence: BoolArray
+    passages: tuple[tuple[str, ...], ...]
+    vocabulary: pd.Index
+    question_words: WordSets
+    passage_words: WordSets
+
+    def __post_init__(self) -> None:
+        n = len(self.questions)
+        if not len(self.ids) == len(self.characters) == len(self.evidence) == len(self.passages) == n:
+            raise parameter_error("CauseQuestions", "ids", f"one id, count and passage per question ({n})", self.ids)
+        if len(self.owner) != len(self.gold.items):
+            raise parameter_error("CauseQuestions", "owner", "one position per question with gold", self.owner)
+
+    @property
+    def size(self) -> int:
+        """The multiplier of a (set, word) key (:func:`~contextgrid.analysis.word_sets.set_keys`)."""
+        return max(len(self.vocabulary), 1)
+
+
+def cause_questions(
+    items: Iterable[EvalItem],
+    documents: Mapping[str, str],
+    *,
+    gold: GoldColumns | None = None,
+    function: str = "cause_questions",
+) -> CauseQuestions:
+    """``items`` prepared for :func:`question_causes` once, whatever the number of configurations explaining them:
+    pass the record as its ``items`` (and to :func:`cause_chunking`).
+
+    ``gold`` is :func:`~contextgrid.evidence.run_waste.gold_columns` of the same ``items`` when it was built
+    already; ``function`` names the caller in errors.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> documents = {"d": "Refunds take 30 days. Shipping is free."}
+    >>> prepared = cause_questions([cg.EvalItem("q1", "How long do refunds take?",
+    ...                                         (cg.GoldSpan(cg.Span("d", 0, 21)),))], documents)
+    >>> prepared.passages, prepared.characters.tolist()
+    ((('Refunds take 30 days.',),), [21])
+    """
+    questions = checked_items(items, function=function)
+    ids = pd.Index([item.id for item in questions], dtype=object)
+    merged = gold_columns(questions, function) if gold is None else gold
+    owner = ids.get_indexer(merged.ids).astype(np.int64)
+    if (owner < 0).any():
+        raise parameter_error(function, "gold", "the gold columns of the same questions", merged)
+    elsewhere = next((i for i, span in enumerate(merged.spans) if span.doc_id not in documents), None)
+    if elsewhere is not None:
+        raise ContextGridError(
+            f"{function}: question {merged.ids[merged.item[elsewhere]]!r} has gold evidence in document "
+            f"{merged.spans[elsewhere].doc_id!r}, which is not among the documents given"
+        )
+    n = len(questions)
+    characters = np.zeros(n, dtype=np.int64)
+    characters[owner] = merged.total
+    evidence = np.fromiter(
+        (
+            any(g.grade > 0 for g in (*item.gold, *item.unplaced)) or any(a.grade > 0 for a in item.anchors)
+            for item in questions
+        ),
+        dtype=np.bool_,
+        count=n,
+    )
+    texts: list[list[str]] = [[] for _ in range(n)]
+    for span, question in zip(merged.spans, owner[merged.item], strict=True):
+        texts[question].append(documents[span.doc_id][span.start : span.end])
+    passages = tuple(tuple(question_texts) for question_texts in texts)
+    asked = [content_words(item.question) for item in questions]
+    passage_sets = [frozenset().union(*map(content_words, question_texts)) for question_texts in passages]
+    vocabulary = pd.Index(
+        pd.unique(np.array([word for sets in (asked, passage_sets) for one in sets for word in one], dtype=object))
+    )
+    return CauseQuestions(
+        questions,
+        ids,
+        merged,
+        owner,
+        characters,
+        evidence,
+        passages,
+        vocabulary,
+        _word_sets(asked, vocabulary),
+        _word_sets(passage_sets, vocabulary),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CauseChunking:
+    """A chunking as every configuration retrieving from it shares it, against :class:`CauseQuestions`
+    (:func:`cause_chunking` builds it).
+
+    ``chunking`` is the chunking laid out against the questions' gold
+    (:class:`~contextgrid.evidence.run_waste.ChunkingGold`); per question,
+    ``best_chunk`` is the chunk holding the most of its gold (ties to the first
+    in the chunking, -1 for none) and ``best_held`` what it holds. Per chunk,
+    ``word_count`` is the number of its content words; ``word_keys`` are those
+    of them in the questions' vocabulary as sorted keys
+    (:func:`~contextgrid.analysis.word_sets.set_keys`).
+    """
+
+    questions: CauseQuestions
+    chunking: ChunkingGold
+    best_chunk: IntArray
+    best_held: IntArray
+    word_keys: IntArray
+    word_count: IntArray
+
+    def __post_init__(self) -> None:
+        if self.chunking.gold is not self.questions.gold:
+            raise parameter_error("CauseChunking", "chunking", "a ChunkingGold of the questions' gold", self.chunking)
+        n = len(self.questions.questions)
+        if not len(self.best_chunk) == len(self.best_held) == n:
+            raise parameter_error("CauseChunking", "best_chunk", f"one chunk per question ({n})", self.best_chunk)
+        if len(self.word_count) != len(self.chunking.columns.ids):
+            raise parameter_error("CauseChunking", "word_count", "one count per chunk", self.word_count)
 
     @property
     def width(self) -> int:
         """The multiplier of a (question, chunk) key: ``question * width + chunk``."""
-        return max(len(self.chunking), 1)
+        return max(len(self.chunking.columns.ids), 1)
 
 
-def _inputs(items: Iterable[EvalItem], chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str) -> _Inputs:
-    questions = checked_items(items, function=function)
-    chunking = checked_chunks(chunks, function=function)
-    return _Inputs(
+def cause_chunking(
+    questions: CauseQuestions,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
+    *,
+    function: str = "cause_chunking",
+) -> CauseChunking:
+    """``chunks`` prepared for :func:`question_causes` against ``questions`` once, whatever the number of
+    configurations retrieving from them: pass the record as its ``chunks``. ``chunks`` may be a
+    :func:`~contextgrid.evidence.run_waste.chunking_gold` of ``questions.gold`` built already.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> documents = {"d": "Refunds take 30 days. Shipping is free."}
+    >>> questions = cause_questions([cg.EvalItem("q1", "How long do refunds take?",
+    ...                                          (cg.GoldSpan(cg.Span("d", 0, 21)),))], documents)
+    >>> chunks = [cg.Chunk("d#0", cg.Span("d", 0, 12), "Refunds take"), cg.Chunk("d#1", cg.Span("d", 12, 39),
+    ...           " 30 days. Shipping is free.")]
+    >>> prepared = cause_chunking(questions, chunks)
+    >>> prepared.best_chunk.tolist(), prepared.best_held.tolist(), prepared.word_count.tolist()
+    ([0], [12], [2, 4])
+    """
+    if isinstance(chunks, ChunkingGold) and chunks.gold is not questions.gold:
+        raise parameter_error(function, "chunks", "a ChunkingGold built from the questions' gold", chunks)
+    chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(questions.gold, chunks, function)
+    n = len(questions.questions)
+    held, width = chunking.holding, max(len(chunking.columns.ids), 1)
+    # The best chunk: most gold held, ties to the first in the chunking.
+    question, chunk = questions.owner[held.keys // width], held.keys % width
+    order = np.lexsort((chunk, -held.held, question))
+    firsts = order[np.unique(question[order], return_index=True)[1]]
+    best_chunk = np.full(n, -1, dtype=np.int64)
+    best_held = np.zeros(n, dtype=np.int64)
+    best_chunk[question[firsts]] = chunk[firsts]
+    best_held[question[firsts]] = held.held[firsts]
+    sets = [content_words(chunk.text) for chunk in chunking.columns.chunks]
+    counts = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
+    return CauseChunking(
         questions,
         chunking,
-        pd.Index([item.id for item in questions], dtype=object),
-        pd.Index([chunk.id for chunk in chunking], dtype=object),
+        best_chunk,
+        best_held,
+        set_keys(_word_sets(sets, questions.vocabulary), questions.size),
+        counts,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalGaps:
+    """Per question of ``questions``, whether no term of it (by one analyzer) is a term of its gold passage
+    (``gap``; false for a question without gold): what :func:`question_causes` reads the lexical gap from, built
+    once per analyzer by :func:`lexical_gaps` for every configuration using it."""
+
+    questions: CauseQuestions
+    gap: BoolArray
+
+    def __post_init__(self) -> None:
+        if len(self.gap) != len(self.questions.questions):
+            raise parameter_error("LexicalGaps", "gap", "one value per question", self.gap)
+
+
+def lexical_gaps(questions: CauseQuestions, analyzer: Analyzer) -> LexicalGaps:
+    """The lexical gap of every question of ``questions`` with gold under ``analyzer``; pass it as the
+    ``analyzer`` of :func:`question_causes` for every configuration whose retriever analyzes so.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> documents = {"d": "Refunds take 30 days."}
+    >>> questions = cause_questions([cg.EvalItem("q1", "How long?", (cg.GoldSpan(cg.Span("d", 0, 21)),)),
+    ...                              cg.EvalItem("q2", "Refund time?", (cg.GoldSpan(cg.Span("d", 0, 21)),))],
+    ...                             documents)
+    >>> lexical_gaps(questions, str.split).gap.tolist()
+    [True, True]
+    >>> lexical_gaps(questions, lambda text: [word.strip("?.s").lower() for word in text.split()]).gap.tolist()
+    [True, False]
+    """
+    gap = np.zeros(len(questions.questions), dtype=bool)
+    resolved = questions.owner
+    if len(resolved):
+        vocabulary = Vocabulary()
+        question_terms = vocabulary.code([analyzer(questions.questions[i].question) for i in resolved])
+        passage_terms = vocabulary.code(
+            [[term for text in questions.passages[i] for term in analyzer(text)] for i in resolved]
+        )
+        positions = np.arange(len(resolved), dtype=np.int64)
+        gap[resolved] = shared_counts(question_terms, positions, passage_terms, positions, vocabulary.size) == 0
+    return LexicalGaps(questions, gap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,19 +439,20 @@ class _Ranking:
         return self.first < _NONE
 
 
-def _ranking(inputs: _Inputs, ranking: RunTable, judged: QrelsTable, function: str) -> _Ranking:
-    n = len(inputs.questions)
-    rows = run_rows(ranking, inputs.ids, inputs.chunk_ids, None, function)
+def _ranking(prepared: CauseChunking, ranking: RunTable, judged: QrelsTable, function: str) -> _Ranking:
+    ids, chunk_ids = prepared.questions.ids, prepared.chunking.columns.ids
+    n = len(ids)
+    rows = run_rows(ranking, ids, chunk_ids, None, function)
     # Relevant rows: (question, chunk) graded above 0. A judged chunk outside the chunking is never ranked.
     starts: IntArray = np.asarray(judged.starts, dtype=np.int64)
     judged_item = np.repeat(
-        inputs.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)).astype(np.int64), starts[1:] - starts[:-1]
+        ids.get_indexer(pd.Index(judged.question_ids, dtype=object)).astype(np.int64), starts[1:] - starts[:-1]
     )
-    judged_chunk = inputs.chunk_ids.get_indexer(
+    judged_chunk = chunk_ids.get_indexer(
         pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
     ).astype(np.int64)
     graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
-    width = inputs.width
+    width = prepared.width
     relevant = np.isin(rows.item * width + rows.chunk, judged_item[graded] * width + judged_chunk[graded])
     first = np.full(n, _NONE, dtype=np.int64)
     np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
@@ -218,96 +460,54 @@ def _ranking(inputs: _Inputs, ranking: RunTable, judged: QrelsTable, function: s
     return _Ranking(rows, relevant, first, depth)
 
 
-# -- stage 2: the gold and what each chunk holds of it ---------------------------------------------------------
+# -- stage 2: the top k's share of the gold --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Gold:
-    """The merged gold (:class:`GoldColumns`, over the questions that have any), ``owner`` each of its questions'
-    position among all the questions, and per question: gold characters, whether it has gold evidence at all,
-    and the chunk holding the most of its gold (-1 for none) with what it holds."""
-
-    columns: GoldColumns
-    owner: IntArray
-    characters: IntArray
-    evidence: BoolArray
-    best_chunk: IntArray
-    best_held: IntArray
-
-    @property
-    def resolved(self) -> BoolArray:
-        return self.characters > 0
-
-    @property
-    def share(self) -> FloatArray:
-        """The best chunk's share of the gold, NaN where there is none."""
-        share: FloatArray = np.divide(
-            self.best_held, self.characters, out=np.full(len(self.characters), np.nan), where=self.resolved
-        )
-        return share
-
-
-def _gold(inputs: _Inputs, documents: Mapping[str, str], function: str) -> _Gold:
-    n = len(inputs.questions)
-    merged = gold_columns(inputs.questions, function)
-    owner = inputs.ids.get_indexer(merged.ids).astype(np.int64)
-    elsewhere = next((i for i, span in enumerate(merged.spans) if span.doc_id not in documents), None)
-    if elsewhere is not None:
-        raise ContextGridError(
-            f"{function}: question {merged.ids[merged.item[elsewhere]]!r} has gold evidence in document "
-            f"{merged.spans[elsewhere].doc_id!r}, which is not among the documents given"
-        )
-    characters = np.zeros(n, dtype=np.int64)
-    characters[owner] = merged.total
-    evidence = np.fromiter(
-        (
-            any(g.grade > 0 for g in (*item.gold, *item.unplaced)) or any(a.grade > 0 for a in item.anchors)
-            for item in inputs.questions
-        ),
-        dtype=np.bool_,
-        count=len(inputs.questions),
-    )
-    held = chunk_gold(merged, [chunk.span for chunk in inputs.chunking])
-    # The best chunk: most gold held, ties to the first in the chunking.
-    question, chunk = owner[held.keys // inputs.width], held.keys % inputs.width
-    order = np.lexsort((chunk, -held.held, question))
-    firsts = order[np.unique(question[order], return_index=True)[1]]
-    best_chunk = np.full(n, -1, dtype=np.int64)
-    best_held = np.zeros(n, dtype=np.int64)
-    best_chunk[question[firsts]] = chunk[firsts]
-    best_held[question[firsts]] = held.held[firsts]
-    return _Gold(merged, owner, characters, evidence, best_chunk, best_held)
-
-
-# -- stage 3: the top k's share of the gold --------------------------------------------------------------------
-
-
-def _top_k(inputs: _Inputs, gold: _Gold, ranking: RunTable, cutoff: int) -> tuple[FloatArray, FloatArray]:
+def _top_k(prepared: CauseChunking, ranking: RunTable, cutoff: int) -> tuple[FloatArray, FloatArray]:
     """Per question, the share of its gold characters the top k holds (character recall) and the share of
     the top k's distinct characters that is gold (character precision); NaN for questions without gold."""
-    n = len(inputs.questions)
+    n, owner = len(prepared.questions.questions), prepared.questions.owner
     recall, precision = np.full(n, np.nan), np.full(n, np.nan)
-    waste = question_waste(gold.columns, ranking, inputs.chunking, cutoff)
-    recall[gold.owner] = waste["character_recall"].to_numpy()
-    precision[gold.owner] = waste["character_precision"].to_numpy()
+    waste = question_waste(prepared.questions.gold, ranking, prepared.chunking, cutoff)
+    recall[owner] = waste["character_recall"].to_numpy()
+    precision[owner] = waste["character_precision"].to_numpy()
     return recall, precision
 
 
-# -- stage 4: the rules ----------------------------------------------------------------------------------------
+# -- stage 3: the rules ----------------------------------------------------------------------------------------
 
 
-def _rules(gold: _Gold, found: _Ranking, recall: FloatArray, cutoff: int, split: float, partial: float) -> IntArray:
+def _best_share(prepared: CauseChunking) -> FloatArray:
+    """The best chunk's share of each question's gold, NaN where there is none."""
+    characters = prepared.questions.characters
+    share: FloatArray = np.divide(
+        prepared.best_held, characters, out=np.full(len(characters), np.nan), where=characters > 0
+    )
+    return share
+
+
+def _rules(
+    prepared: CauseChunking, found: _Ranking, recall: FloatArray, cutoff: int, split: float, partial: float
+) -> IntArray:
     """Each question's cause as its position in :data:`CAUSES`: the first rule that applies."""
     in_top = found.ranked & (found.first <= cutoff)
     enough = np.nan_to_num(recall) >= partial
+    questions = prepared.questions
     return np.select(
-        [~gold.evidence, ~gold.resolved, in_top & enough, in_top, gold.share < split, found.ranked],
+        [
+            ~questions.evidence,
+            questions.characters <= 0,
+            in_top & enough,
+            in_top,
+            _best_share(prepared) < split,
+            found.ranked,
+        ],
         [0, 1, 2, 3, 4, 5],
         default=6,
     ).astype(np.int64)
 
 
-# -- stage 5: the signals of a miss ----------------------------------------------------------------------------
+# -- stage 4: the signals of a miss ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,53 +521,22 @@ class _Signals:
     closest_similarity: FloatArray
 
 
-def _passages(inputs: _Inputs, gold: _Gold, documents: Mapping[str, str], chosen: IntArray) -> list[list[str]]:
-    """The text of each chosen question's merged gold spans (resolved questions only)."""
-    texts: list[list[str]] = [[] for _ in range(len(inputs.questions))]
-    columns = gold.columns
-    for span, question in zip(columns.spans, gold.owner[columns.item], strict=True):
-        texts[question].append(documents[span.doc_id][span.start : span.end])
-    return [texts[i] for i in chosen]
-
-
-def _lexical_gap(
-    inputs: _Inputs, passages: list[list[str]], explained: IntArray, analyzer: Analyzer | None
-) -> tuple[BoolArray, BoolArray]:
-    """Per question, whether no term of the question (by the retriever's own ``analyzer``) is a term of its gold
-    passage, and whether that was asked (a miss of a lexical retriever)."""
-    n = len(inputs.questions)
-    gap, known = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    if analyzer is None or not len(explained):
-        return gap, known
-    vocabulary = Vocabulary()
-    question_terms = vocabulary.code([analyzer(inputs.questions[i].question) for i in explained])
-    passage_terms = vocabulary.code([[term for text in texts for term in analyzer(text)] for texts in passages])
-    positions = np.arange(len(explained), dtype=np.int64)
-    shared = shared_counts(question_terms, positions, passage_terms, positions, vocabulary.size)
-    gap[explained] = shared == 0
-    known[explained] = True
-    return gap, known
-
-
 def _signals(
-    inputs: _Inputs,
-    gold: _Gold,
-    found: _Ranking,
-    documents: Mapping[str, str],
-    explained: IntArray,
-    analyzer: Analyzer | None,
-    repeat: float,
+    prepared: CauseChunking, found: _Ranking, explained: IntArray, gaps: LexicalGaps | None, repeat: float
 ) -> _Signals:
     """The lexical gap, dilution and distractors of the questions of ``explained`` (ranked_low, not_retrieved)."""
-    n = len(inputs.questions)
-    passages = _passages(inputs, gold, documents, explained)
-    gap, gap_known = _lexical_gap(inputs, passages, explained, analyzer)
+    questions, columns = prepared.questions, prepared.chunking.columns
+    n = len(questions.questions)
+    gap, gap_known = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    if gaps is not None:
+        gap[explained] = gaps.gap[explained]
+        gap_known[explained] = True
 
     # Dilution: the gold's share of the chunk that holds the most of it.
     density = np.full(n, np.nan)
-    best = gold.best_chunk[explained]
-    lengths = np.array([len(inputs.chunking[c].span) for c in best], dtype=np.int64)
-    density[explained] = np.divide(gold.best_held[explained], lengths, out=np.zeros(len(best)), where=lengths > 0)
+    best = prepared.best_chunk[explained]
+    lengths = (columns.end - columns.start)[best]
+    density[explained] = np.divide(prepared.best_held[explained], lengths, out=np.zeros(len(best)), where=lengths > 0)
 
     # Distractors: rows above the first relevant rank (the whole ranking when there is none).
     rows = found.rows
@@ -375,23 +544,15 @@ def _signals(
     is_explained[explained] = True
     candidate = np.flatnonzero(is_explained[rows.item] & (rows.rank < found.first[rows.item]))
     row_item, row_chunk, row_rank = rows.item[candidate], rows.chunk[candidate], rows.rank[candidate]
-    seen, row_seen = np.unique(np.concatenate([row_chunk, best]), return_inverse=True)
-    row_seen, best_seen = row_seen[: len(candidate)], row_seen[len(candidate) :]
-    local = np.full(n, -1, dtype=np.int64)
-    local[explained] = np.arange(len(explained), dtype=np.int64)
-    vocabulary = Vocabulary()
-    chunk_words = vocabulary.code([content_words(inputs.chunking[c].text) for c in seen])
-    passage_words = vocabulary.code([frozenset().union(*map(content_words, texts)) for texts in passages])
-    question_words = vocabulary.code([content_words(inputs.questions[i].question) for i in explained])
-    size = vocabulary.size
-    row_question = local[row_item]
-    with_gold = shared_counts(chunk_words, row_seen, passage_words, row_question, size)
-    with_question = shared_counts(chunk_words, row_seen, question_words, row_question, size)
-    gold_with_question = shared_counts(chunk_words, best_seen, question_words, np.arange(len(explained)), size)
-    either = set_sizes(chunk_words, len(seen))[row_seen] + set_sizes(passage_words, len(explained))[row_question]
-    either = either - with_gold
+    # The question's and the passage's words (few) looked up among each chunk's (many), as sorted keys.
+    keys, size = prepared.word_keys, questions.size
+    with_gold = shared_with_keys(questions.passage_words, row_item, keys, row_chunk, size)
+    with_question = shared_with_keys(questions.question_words, row_item, keys, row_chunk, size)
+    gold_with_question = np.zeros(n, dtype=np.int64)
+    gold_with_question[explained] = shared_with_keys(questions.question_words, explained, keys, best, size)
+    either = prepared.word_count[row_chunk] + set_sizes(questions.passage_words, n)[row_item] - with_gold
     similarity = np.divide(with_gold, either, out=np.zeros(len(candidate)), where=either > 0)
-    distracting = (with_question > gold_with_question[row_question]) | (similarity >= repeat)
+    distracting = (with_question > gold_with_question[row_item]) | (similarity >= repeat)
     distractors = np.bincount(row_item[distracting], minlength=n).astype(np.int64)
 
     # The closest to the gold passage: highest similarity, ties to the better rank; sharing no word is no distractor.
@@ -407,21 +568,21 @@ def _signals(
     return _Signals(gap, gap_known, density, distractors, closest, closest_rank, closest_similarity)
 
 
-# -- stage 6: what would have fixed it -------------------------------------------------------------------------
+# -- stage 5: what would have fixed it -------------------------------------------------------------------------
 
 
-def _smallest_budget(inputs: _Inputs, found: _Ranking) -> IntArray:
+def _smallest_budget(prepared: CauseChunking, found: _Ranking) -> IntArray:
     """Per question, the characters of its ranking down to the first relevant chunk (each chunk's text length,
     repeats included): the smallest context budget at which it is a hit, by the rule of
     :mod:`contextgrid.analysis.budget` (a budget takes the ranking's longest prefix that fits)."""
     rows = found.rows
-    lengths = np.fromiter((len(chunk.text) for chunk in inputs.chunking), dtype=np.int64, count=len(inputs.chunking))
+    lengths = prepared.chunking.columns.length
     cost = lengths[rows.chunk]
     total = np.cumsum(cost)
     starts = np.searchsorted(rows.item, rows.item, side="left")
     before = np.where(starts > 0, total[np.maximum(starts - 1, 0)], 0)
     running = total - before
-    smallest = np.full(len(inputs.questions), _NONE, dtype=np.int64)
+    smallest = np.full(len(prepared.questions.questions), _NONE, dtype=np.int64)
     np.minimum.at(smallest, rows.item[found.relevant], running[found.relevant])
     return smallest
 
@@ -434,8 +595,8 @@ def _threshold(value: object, function: str, parameter: str) -> float:
 
 
 def question_causes(
-    items: Iterable[EvalItem],
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    items: Iterable[EvalItem] | CauseQuestions,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | CauseChunking,
     run: Mapping[str, Sequence[str]],
     qrels: Mapping[str, Mapping[str, int]],
     documents: Mapping[str, str],
@@ -443,7 +604,7 @@ def question_causes(
     k: int = 5,
     split_threshold: float = 0.5,
     partial_threshold: float = 0.5,
-    analyzer: Analyzer | None = None,
+    analyzer: Analyzer | LexicalGaps | None = None,
     dilution_threshold: float = DILUTION_THRESHOLD,
     repeat_threshold: float = REPEAT_THRESHOLD,
 ) -> pd.DataFrame:
@@ -451,11 +612,14 @@ def question_causes(
 
     Parameters
     ----------
-    items : iterable of EvalItem
+    items : iterable of EvalItem, or CauseQuestions
         The questions, resolved against ``documents``; one row each, in this order.
-    chunks : mapping of id to Chunk, or iterable of Chunk
+        Many configurations explaining the same questions prepare them once
+        with :func:`cause_questions`.
+    chunks : mapping of id to Chunk, iterable of Chunk, or CauseChunking
         The configuration's chunking; every chunk the run returns for one of
-        ``items`` must be here.
+        ``items`` must be here. Many configurations retrieving from one chunking
+        prepare it once with :func:`cause_chunking` (of the ``items`` record).
     run : mapping
         ``{question_id: [chunk_id, ...]}`` best first (a :class:`~contextgrid.data.tables.RunTable` too).
         A question it does not answer has an empty ranking.
@@ -463,7 +627,8 @@ def question_causes(
         ``{question_id: {chunk_id: grade}}`` (a :class:`~contextgrid.data.tables.QrelsTable` too);
         a chunk is relevant when graded above 0.
     documents : mapping
-        ``{doc_id: text}``: the gold passages' text, for the word signals.
+        ``{doc_id: text}``: the gold passages' text, for the word signals
+        (read by :func:`cause_questions`: unused when ``items`` is its record).
     k : int, keyword-only
         The cut-off, at least 1.
     split_threshold : float, keyword-only
@@ -476,7 +641,8 @@ def question_causes(
         The configuration's retriever's analyzer (text to terms) when it is
         lexical (BM25, or hybrid's BM25 part): it decides the lexical gap.
         ``None`` (a retriever that does not match words) leaves
-        ``vocabulary_gap`` missing.
+        ``vocabulary_gap`` missing. Many configurations sharing an analyzer pass
+        its :func:`lexical_gaps` instead.
     dilution_threshold, repeat_threshold : float, keyword-only
         The rules of ``diluted`` and of a distractor that repeats the gold, in (0, 1].
 
@@ -554,31 +720,37 @@ def question_causes(
     partial = _threshold(partial_threshold, function, "partial_threshold")
     dilution = _threshold(dilution_threshold, function, "dilution_threshold")
     repeat = _threshold(repeat_threshold, function, "repeat_threshold")
-    if analyzer is not None and not callable(analyzer):
+    if analyzer is not None and not isinstance(analyzer, LexicalGaps) and not callable(analyzer):
         raise parameter_error(function, "analyzer", "None or a callable from text to terms", analyzer)
-    inputs = _inputs(items, chunks, function)
+    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
+        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
+    questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+    prepared = chunks if isinstance(chunks, CauseChunking) else cause_chunking(questions, chunks, function=function)
+    if isinstance(analyzer, LexicalGaps) and analyzer.questions is not questions:
+        raise parameter_error(function, "analyzer", "LexicalGaps of the CauseQuestions given as items", analyzer)
+    gaps = analyzer if analyzer is None or isinstance(analyzer, LexicalGaps) else lexical_gaps(questions, analyzer)
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
-    gold = _gold(inputs, documents, function)
-    found = _ranking(inputs, ranking, judged, function)
-    recall, precision = _top_k(inputs, gold, ranking, cutoff)
-    code = _rules(gold, found, recall, cutoff, split, partial)
+    found = _ranking(prepared, ranking, judged, function)
+    recall, precision = _top_k(prepared, ranking, cutoff)
+    code = _rules(prepared, found, recall, cutoff, split, partial)
 
     explained = np.flatnonzero(code >= CAUSES.index("ranked_low"))
-    signals = _signals(inputs, gold, found, documents, explained, analyzer, repeat)
+    signals = _signals(prepared, found, explained, gaps, repeat)
     is_explained = np.zeros(len(code), dtype=bool)
     is_explained[explained] = True
     in_top = (code == CAUSES.index("hit")) | (code == CAUSES.index("partial"))
     fixable = (code >= CAUSES.index("split")) & found.ranked
-    budget = _smallest_budget(inputs, found)
+    budget = _smallest_budget(prepared, found)
     has_closest = signals.closest >= 0
     closest = np.full(len(code), None, dtype=object)
-    closest[has_closest] = np.asarray(inputs.chunk_ids, dtype=object)[signals.closest[has_closest]]
+    closest[has_closest] = np.asarray(prepared.chunking.columns.ids, dtype=object)[signals.closest[has_closest]]
+    resolved = questions.characters > 0
     return pd.DataFrame(
         {
-            "question": pd.array(list(inputs.ids), dtype=object),
+            "question": pd.array(list(questions.ids), dtype=object),
             "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
             "first_relevant_rank": pd.arrays.IntegerArray(np.where(found.ranked, found.first, 0), ~found.ranked),
-            "best_chunk_share": pd.arrays.FloatingArray(np.nan_to_num(gold.share), ~gold.resolved),
+            "best_chunk_share": pd.arrays.FloatingArray(np.nan_to_num(_best_share(prepared)), ~resolved),
             "vocabulary_gap": pd.arrays.BooleanArray(signals.gap, ~signals.gap_known),
             "distractor": pd.array(list(closest), dtype="string"),
             "distractor_rank": pd.arrays.IntegerArray(signals.closest_rank, ~has_closest),

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Vocabulary", "set_sizes", "shared_counts"]
+__all__ = ["Vocabulary", "set_keys", "set_sizes", "shared_counts", "shared_with_keys"]
 
 IntArray = npt.NDArray[np.int64]
 WordSets = tuple[IntArray, IntArray]
@@ -48,9 +48,52 @@ def set_sizes(sets: WordSets, n: int) -> IntArray:
     return np.bincount(sets[0], minlength=n).astype(np.int64)
 
 
+def set_keys(sets: WordSets, size: int) -> IntArray:
+    """``sets`` as the sorted keys ``owner * size + code`` that :func:`shared_with_keys` looks words up in: computed
+    once for sets matched many times.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> set_keys((np.array([0, 0, 1]), np.array([1, 0, 0])), 2).tolist()
+    [0, 1, 2]
+    """
+    owner, codes = sets
+    # A set holds each word once, so the keys are distinct already: sorting them is enough.
+    return np.sort(owner * size + codes).astype(np.int64)
+
+
+def shared_with_keys(sets: WordSets, row_set: IntArray, keys: IntArray, row_target: IntArray, size: int) -> IntArray:
+    """For each row, how many words of set ``row_set[row]`` (of ``sets``) are in target set ``row_target[row]``,
+    the targets given as their :func:`set_keys`: each row's words expanded as rows, one binary search over them
+    all. Expand the smaller sets: the cost is their words, whatever the size of the targets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> vocabulary = Vocabulary()
+    >>> golds = vocabulary.code([["refund", "days", "take"]])
+    >>> chunks = vocabulary.code([["refund", "days"], ["ship"]])
+    >>> keys = set_keys(chunks, vocabulary.size)
+    >>> shared_with_keys(golds, np.array([0, 0]), keys, np.array([0, 1]), vocabulary.size).tolist()
+    [2, 0]
+    """
+    owner, codes = sets
+    count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+    lengths = count[row_set] if len(row_set) else np.zeros(0, dtype=np.int64)
+    word_row = np.repeat(np.arange(len(row_set), dtype=np.int64), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    word_at = np.repeat(start[row_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    wanted = row_target[word_row] * size + codes[word_at]
+    found = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+    inside = keys[found] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)
+    return np.bincount(word_row[inside], minlength=len(row_set)).astype(np.int64)
+
+
 def shared_counts(sets: WordSets, row_set: IntArray, targets: WordSets, row_target: IntArray, size: int) -> IntArray:
     """For each row, how many words of set ``row_set[row]`` (of ``sets``) are in set ``row_target[row]`` (of
-    ``targets``): each row's words expanded as rows, one membership test over them all. ``size`` is the
+    ``targets``): :func:`shared_with_keys` with the targets' keys made here. ``size`` is the
     vocabulary's :attr:`Vocabulary.size` once both were coded.
 
     Examples
@@ -62,13 +105,4 @@ def shared_counts(sets: WordSets, row_set: IntArray, targets: WordSets, row_targ
     >>> shared_counts(chunks, np.array([0, 1]), golds, np.array([0, 0]), vocabulary.size).tolist()
     [2, 0]
     """
-    owner, codes = sets
-    count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
-    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
-    lengths = count[row_set] if len(row_set) else np.zeros(0, dtype=np.int64)
-    word_row = np.repeat(np.arange(len(row_set), dtype=np.int64), lengths)
-    offsets = np.cumsum(lengths) - lengths
-    word_at = np.repeat(start[row_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
-    target_owner, target_code = targets
-    inside = np.isin(row_target[word_row] * size + codes[word_at], target_owner * size + target_code)
-    return np.bincount(word_row[inside], minlength=len(row_set)).astype(np.int64)
+    return shared_with_keys(sets, row_set, set_keys(targets, size), row_target, size)

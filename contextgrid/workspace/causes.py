@@ -1,12 +1,28 @@
 """Why questions fail, over a whole workspace: :func:`~contextgrid.analysis.causes.question_causes`
-for every configuration, against its own chunks, run and qrels, told for its own retriever."""
+for every configuration, against its own chunks, run and qrels, told for its own retriever.
+
+What configurations share is prepared once: the questions for all of them
+(:func:`~contextgrid.analysis.causes.cause_questions`, on the workspace's merged gold), each chunks file for
+the configurations retrieving from it (:func:`~contextgrid.analysis.causes.cause_chunking`, on the workspace's
+:meth:`~contextgrid.workspace.model.Workspace.chunking_gold`) and the lexical gaps for each analyzer
+(:func:`~contextgrid.analysis.causes.lexical_gaps`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from contextgrid.analysis.causes import CAUSES, Analyzer, check_split_threshold, question_causes
+from contextgrid.analysis.causes import (
+    CAUSES,
+    Analyzer,
+    CauseChunking,
+    LexicalGaps,
+    cause_chunking,
+    cause_questions,
+    check_split_threshold,
+    lexical_gaps,
+    question_causes,
+)
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, parameter_error
 
@@ -119,23 +135,29 @@ def failure_causes(
             f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; naming why questions fail "
             "needs questions, documents and chunks in the workspace (a sweep writes all three)"
         )
-    items, _ = workspace.resolved
-    documents = workspace.documents
+    # The questions prepared once, on the workspace's merged gold, which its chunkings' layouts share.
+    questions = cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold, function=function)
+    chunkings: dict[object, CauseChunking] = {}
+    gaps: dict[Analyzer, LexicalGaps] = {}
     frames = []
     for name in names:
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
-        chunks, run, qrels = workspace.chunks(name), workspace.run(name), workspace.qrels(name)
+        path, analyzer = workspace.config(name).chunks, retriever_analyzer(workspace.config(name))
         try:
+            if path not in chunkings:
+                chunkings[path] = cause_chunking(questions, workspace.chunking_gold(name), function=function)
+            if analyzer is not None and analyzer not in gaps:
+                gaps[analyzer] = lexical_gaps(questions, analyzer)
             frame = question_causes(
-                items,
-                chunks,
-                run,
-                qrels,
-                documents,
+                questions,
+                chunkings[path],
+                workspace.run(name),
+                workspace.qrels(name),
+                workspace.documents,
                 k=cutoff,
                 split_threshold=threshold,
                 partial_threshold=partial,
-                analyzer=retriever_analyzer(workspace.config(name)),
+                analyzer=None if analyzer is None else gaps[analyzer],
             )
         except ContextGridError as error:  # the inputs disagree: say which configuration's do
             raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error

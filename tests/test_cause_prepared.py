@@ -1,0 +1,91 @@
+"""Causes from prepared records: the questions, each chunking and each analyzer's lexical gaps prepared once
+give the rows the plain inputs give, records of other questions are refused, and the word-set lookup that
+replaced the per-row matching agrees with set intersection."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contextgrid as cg
+from contextgrid.analysis.causes import cause_chunking, cause_questions, lexical_gaps, question_causes
+from contextgrid.analysis.word_sets import Vocabulary, set_keys, shared_counts, shared_with_keys
+from contextgrid.core.errors import InvalidParameterError
+from contextgrid.evidence.run_waste import chunking_gold
+from contextgrid.workspace.causes import failure_causes, retriever_analyzer
+from contextgrid.workspace.manifest import load_workspace
+from contextgrid.workspace.sample import SAMPLE
+
+
+def test_failure_causes_gives_each_configuration_the_rows_of_its_plain_inputs() -> None:
+    workspace = load_workspace(SAMPLE)
+    table = failure_causes(workspace, k=3, split_threshold=0.7)
+    items, documents = workspace.resolved[0], workspace.documents
+    for name in workspace.names:
+        plain = question_causes(
+            list(items),
+            list(workspace.chunks(name)),
+            workspace.run(name),
+            workspace.qrels(name),
+            dict(documents),
+            k=3,
+            split_threshold=0.7,
+            analyzer=retriever_analyzer(workspace.config(name)),
+        )
+        rows = table[table["config"] == name].drop(columns=["config", "hit_elsewhere"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows, plain, check_exact=True)
+
+
+TEXT = "Refunds take 30 days. Shipping is free over $50. Returns need a receipt."
+DOCS = {"d": TEXT}
+CHUNKS = [cg.Chunk(f"d#{i}", cg.Span("d", a, b), TEXT[a:b]) for i, (a, b) in enumerate([(0, 22), (22, 49), (49, 72)])]
+ITEMS = [
+    cg.EvalItem("q1", "How long do refunds take?", (cg.GoldSpan(cg.Span("d", 0, 21)),)),
+    cg.EvalItem("q2", "What does a return need?", (cg.GoldSpan(cg.Span("d", 49, 72)),)),
+]
+
+
+def test_one_preparation_serves_runs_of_the_same_chunking_alike() -> None:
+    questions = cause_questions(ITEMS, DOCS)
+    chunking = cause_chunking(questions, CHUNKS)
+    gaps = lexical_gaps(questions, str.split)
+    qrels = {"q1": {"d#0": 1}, "q2": {"d#2": 1}}
+    for run in ({"q1": ["d#1", "d#0"], "q2": ["d#2"]}, {"q1": ["d#2", "d#1"], "q2": ["d#0", "d#1", "d#2"]}):
+        shared = question_causes(questions, chunking, run, qrels, DOCS, k=1, analyzer=gaps)
+        alone = question_causes(ITEMS, CHUNKS, run, qrels, DOCS, k=1, analyzer=str.split)
+        pd.testing.assert_frame_equal(shared, alone, check_exact=True)
+
+
+def test_records_of_other_questions_are_refused() -> None:
+    questions, others = cause_questions(ITEMS, DOCS), cause_questions(ITEMS[:1], DOCS)
+    with pytest.raises(InvalidParameterError, match="'chunks' parameter of question_causes"):
+        question_causes(questions, cause_chunking(others, CHUNKS), {}, {}, DOCS)
+    with pytest.raises(InvalidParameterError, match="'chunks' parameter of question_causes"):
+        question_causes(ITEMS, cause_chunking(questions, CHUNKS), {}, {}, DOCS)
+    with pytest.raises(InvalidParameterError, match="'analyzer' parameter of question_causes"):
+        question_causes(questions, CHUNKS, {}, {}, DOCS, analyzer=lexical_gaps(others, str.split))
+    with pytest.raises(InvalidParameterError, match="'chunks' parameter of cause_chunking"):
+        cause_chunking(questions, chunking_gold(others.gold, CHUNKS))
+    with pytest.raises(InvalidParameterError, match="'gold' parameter of cause_questions"):
+        cause_questions(ITEMS[:1], DOCS, gold=questions.gold)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sets(st.sampled_from("abcdefgh")), min_size=1, max_size=5),
+    st.lists(st.sets(st.sampled_from("cdefghij")), min_size=1, max_size=5),
+    st.data(),
+)
+def test_shared_words_match_set_intersection(left: list[set[str]], right: list[set[str]], data: st.DataObject) -> None:
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, len(left) - 1), st.integers(0, len(right) - 1)), max_size=12))
+    vocabulary = Vocabulary()
+    sets, targets = vocabulary.code(left), vocabulary.code(right)
+    rows = np.array([a for a, _ in pairs], dtype=np.int64)
+    cols = np.array([b for _, b in pairs], dtype=np.int64)
+    expected = [len(left[a] & right[b]) for a, b in pairs]
+    keys = set_keys(targets, vocabulary.size)
+    assert shared_with_keys(sets, rows, keys, cols, vocabulary.size).tolist() == expected
+    assert shared_counts(sets, rows, targets, cols, vocabulary.size).tolist() == expected
