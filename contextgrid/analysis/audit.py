@@ -19,27 +19,40 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from contextgrid.analysis.word_sets import Vocabulary, set_sizes, shared_counts
+from contextgrid.analysis.word_sets import Vocabulary, set_sizes
 from contextgrid.core.checks import check_fraction
-from contextgrid.core.text import tokenize, words
+from contextgrid.core.errors import parameter_error
+from contextgrid.core.text import WORD, tokenize, words
 from contextgrid.data.chunk_checks import checked_chunks, checked_items
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import chunk_gold, gold_columns, run_rows
+from contextgrid.evidence.run_waste import GoldColumns, chunk_gold, gold_columns, run_rows
 
 __all__ = [
     "FINDING_COLUMNS",
     "NEAR_DUPLICATE",
     "REPEATS_GOLD",
+    "ChunkingRepeats",
+    "GoldPassages",
+    "PairSets",
+    "chunking_repeats",
     "gold_by_document",
+    "gold_passages",
     "missing_labels",
+    "pair_sets",
     "passage_pairs",
     "repeated_questions",
+    "run_labels",
 ]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 NEAR_DUPLICATE = 0.8
 """Questions whose word sets have at least this Jaccard similarity are near-duplicates."""
@@ -153,6 +166,279 @@ def gold_by_document(items: Iterable[EvalItem]) -> pd.DataFrame:
     return table.iloc[order]
 
 
+@dataclass(frozen=True, slots=True)
+class PairSets:
+    """Texts' distinct word pairs (:func:`passage_pairs`) as columns: the pairs of text ``i`` are
+    ``key[start[i]:start[i + 1]]``, ascending. A key codes two words of one :class:`Vocabulary` (or one word, for a
+    text of one word), so the sets of texts coded with the same vocabulary can be compared.
+
+    Examples
+    --------
+    >>> sets = pair_sets(["Refunds take 30 days.", "Refunds!", ""], Vocabulary())
+    >>> sets.sizes.tolist()
+    [3, 1, 0]
+    """
+
+    start: IntArray
+    key: IntArray
+
+    def __post_init__(self) -> None:
+        if len(self.start) == 0 or self.start[0] != 0 or self.start[-1] != len(self.key):
+            raise parameter_error("PairSets", "start", "offsets from 0 to the number of keys", self.start)
+        if (np.diff(self.start) < 0).any():
+            raise parameter_error("PairSets", "start", "non-decreasing offsets", self.start)
+
+    @property
+    def sizes(self) -> IntArray:
+        """The number of distinct pairs of each text."""
+        return np.diff(self.start)
+
+    @property
+    def owner(self) -> IntArray:
+        """The text of each key."""
+        return np.repeat(np.arange(len(self.start) - 1, dtype=np.int64), self.sizes)
+
+
+def pair_sets(texts: Sequence[str], vocabulary: Vocabulary) -> PairSets:
+    """The distinct word pairs of each of ``texts`` (:func:`passage_pairs`) as :class:`PairSets`, the words coded
+    with ``vocabulary`` (which learns the new ones): each distinct word folded and coded once, the pairs made as
+    columns.
+
+    Examples
+    --------
+    >>> vocabulary = Vocabulary()
+    >>> first, second = pair_sets(["Refunds take 30 days."], vocabulary), pair_sets(["REFUNDS take"], vocabulary)
+    >>> bool(np.isin(second.key, first.key).all()), len(first.key)
+    (True, 3)
+    """
+    import pandas as pd
+
+    # The apostrophes made one before the split (the word rule reads them alike): each match is then a word as
+    # written, folded once per distinct spelling below.
+    found = [WORD.findall(text.replace("’", "'")) for text in texts]
+    lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    flat = np.empty(int(lengths.sum()), dtype=object)
+    flat[:] = list(itertools.chain.from_iterable(found))
+    local, spellings = pd.factorize(flat)
+    codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
+    owner = np.repeat(np.arange(len(found), dtype=np.int64), lengths)
+    same = owner[:-1] == owner[1:]
+    lone = np.cumsum(lengths)[lengths == 1] - 1
+    # A pair (a, b) is a * 2**32 + b + 1; a lone word a is a * 2**32, which no pair is (codes stay far below 2**31:
+    # that many distinct words would not fit in memory).
+    keys = np.concatenate(((codes[:-1][same] << 32) + codes[1:][same] + 1, codes[lone] << 32))
+    owners = np.concatenate((owner[:-1][same], owner[lone]))
+    order = np.lexsort((keys, owners))
+    keys, owners = keys[order], owners[order]
+    keep = np.ones(len(keys), dtype=bool)
+    keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
+    start = np.concatenate(([0], np.cumsum(np.bincount(owners[keep], minlength=len(found))))).astype(np.int64)
+    return PairSets(start, keys[keep].astype(np.int64))
+
+
+@dataclass(frozen=True, slots=True)
+class GoldPassages:
+    """The questions' merged gold (:func:`~contextgrid.evidence.run_waste.gold_columns`) with each passage's word
+    pairs, ``pairs`` one set per ``gold.spans``: made once, shared by every chunking searched for its copies."""
+
+    gold: GoldColumns
+    pairs: PairSets
+
+    def __post_init__(self) -> None:
+        if len(self.pairs.start) != len(self.gold.spans) + 1:
+            raise parameter_error("GoldPassages", "pairs", "one set per gold passage", len(self.pairs.start) - 1)
+
+
+def gold_passages(
+    items: Iterable[EvalItem], documents: Mapping[str, str], vocabulary: Vocabulary, *, function: str = "gold_passages"
+) -> GoldPassages:
+    """The merged gold of ``items`` and the word pairs of each passage of it in ``documents``.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> item = cg.EvalItem("q", "?", (cg.GoldSpan(cg.Span("d", 0, 21)),))
+    >>> gold_passages([item], {"d": "Refunds take 30 days. Call."}, Vocabulary()).pairs.sizes.tolist()
+    [3]
+    """
+    gold = gold_columns(items, function)
+    return GoldPassages(gold, pair_sets([documents[s.doc_id][s.start : s.end] for s in gold.spans], vocabulary))
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkingRepeats:
+    """One chunking against the gold passages, what every run over it shares: ``chunk_ids``; ``overlapping``, the
+    sorted keys ``question * width + chunk`` (``width`` the number of chunks, at least 1) of the chunks overlapping
+    each question's gold; and every (chunk, gold passage) where the chunk holds at least ``threshold`` of the
+    passage's pairs, as ``key`` (the passage's question and the chunk, so keyed), ``passage`` (a position in
+    ``gold.spans``) and ``held`` (the share), sorted by key, then passage."""
+
+    gold: GoldColumns
+    chunk_ids: pd.Index
+    overlapping: IntArray
+    key: IntArray
+    passage: IntArray
+    held: FloatArray
+    threshold: float
+
+    def __post_init__(self) -> None:
+        if not len(self.key) == len(self.passage) == len(self.held):
+            raise parameter_error("ChunkingRepeats", "key", "one key per passage and share", len(self.key))
+
+    @property
+    def width(self) -> int:
+        """The multiplier of a (question, chunk) key."""
+        return max(len(self.chunk_ids), 1)
+
+
+def chunking_repeats(
+    passages: GoldPassages,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    vocabulary: Vocabulary,
+    *,
+    threshold: float = REPEATS_GOLD,
+    function: str = "chunking_repeats",
+) -> ChunkingRepeats:
+    """The chunks of ``chunks`` holding at least ``threshold`` of a gold passage's pairs (``passages`` coded with
+    ``vocabulary``), each distinct chunk's text read once, whichever runs retrieve it.
+
+    A chunk holding a share ``threshold`` of a passage's ``n`` pairs holds at least one of any ``n - m + 1`` of
+    them (``m`` the fewest pairs making that share): only the chunks holding one of the passage's ``n - m + 1``
+    pairs held by the fewest chunks are counted in full.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> text = "Refunds take 30 days. Shipping is free. Refunds take 30 days from delivery."
+    >>> chunks = [cg.Chunk("c0", cg.Span("d", 0, 21), text[0:21]), cg.Chunk("c1", cg.Span("d", 40, 75), text[40:75])]
+    >>> vocabulary = Vocabulary()
+    >>> passages = gold_passages([cg.EvalItem("q", "?", (cg.GoldSpan(cg.Span("d", 0, 21)),))], {"d": text}, vocabulary)
+    >>> repeats = chunking_repeats(passages, chunks, vocabulary)
+    >>> repeats.key.tolist(), repeats.held.tolist(), repeats.overlapping.tolist()
+    ([0, 1], [1.0, 1.0], [0])
+    """
+    import pandas as pd
+
+    limit = check_fraction(threshold, function=function, parameter="threshold", low_open=True)
+    values = checked_chunks(chunks, function=function)
+    gold, gold_pairs = passages.gold, passages.pairs
+    width = max(len(values), 1)
+    sets = pair_sets([chunk.text for chunk in values], vocabulary)
+    chunk_owner = sets.owner
+    distinct, dense, holders = np.unique(sets.key, return_inverse=True, return_counts=True)
+    dense = dense.ravel().astype(np.int64)
+    # Each passage pair among the chunks' pairs, and how many chunks hold it (0: none).
+    passage_owner, size = gold_pairs.owner, gold_pairs.sizes
+    at = np.minimum(np.searchsorted(distinct, gold_pairs.key), max(len(distinct) - 1, 0))
+    present = distinct[at] == gold_pairs.key if len(distinct) else np.zeros(len(gold_pairs.key), dtype=bool)
+    frequency = np.where(present, holders[at] if len(distinct) else 0, 0)
+    # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
+    # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
+    fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
+    prefix = np.maximum(size - fewest + 1, 0)
+    order = np.lexsort((gold_pairs.key, frequency, passage_owner))
+    position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
+    chosen = order[(position < prefix[passage_owner[order]]) & present[order]]
+    # The chunks holding each chosen pair: the chunks' pairs grouped by their position in ``distinct``.
+    by_pair = np.argsort(dense, kind="stable")
+    first = np.concatenate(([0], np.cumsum(holders)[:-1])).astype(np.int64)
+    hits = holders[at[chosen]] if len(distinct) else np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(hits) - hits
+    holder = by_pair[np.repeat(first[at[chosen]] - offsets, hits) + np.arange(int(hits.sum()), dtype=np.int64)]
+    pairs = np.unique(np.repeat(passage_owner[chosen], hits) * width + chunk_owner[holder])
+    passage, in_chunk = pairs // width, pairs % width
+    # Every pair of each candidate passage looked up in its chunk's sorted pairs (chunk, position in distinct);
+    # a candidate's passage has pairs (it had a prefix).
+    counts = size[passage]
+    row = np.repeat(np.arange(len(pairs), dtype=np.int64), counts)
+    word = np.repeat(gold_pairs.start[passage] - (np.cumsum(counts) - counts), counts) + np.arange(
+        int(counts.sum()), dtype=np.int64
+    )
+    span = max(len(distinct), 1)
+    table = chunk_owner * span + dense
+    wanted = in_chunk[row] * span + at[word]
+    spot = np.minimum(np.searchsorted(table, wanted), max(len(table) - 1, 0))
+    inside = present[word] & (table[spot] == wanted) if len(table) else np.zeros(len(wanted), dtype=bool)
+    held = np.bincount(row[inside], minlength=len(pairs))
+    share = held / counts
+    keep = share >= limit
+    key = gold.item[passage[keep]] * width + in_chunk[keep]
+    order = np.lexsort((passage[keep], key))
+    return ChunkingRepeats(
+        gold=gold,
+        chunk_ids=pd.Index([chunk.id for chunk in values], dtype=object),
+        overlapping=chunk_gold(gold, [chunk.span for chunk in values]).keys,
+        key=key[order].astype(np.int64),
+        passage=passage[keep][order].astype(np.int64),
+        held=share[keep][order],
+        threshold=limit,
+    )
+
+
+def run_labels(
+    repeats: ChunkingRepeats,
+    run: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    *,
+    function: str = "run_labels",
+) -> pd.DataFrame:
+    """:func:`missing_labels` of one run over the chunking of ``repeats``: its retrieved rows, graded 0 or not
+    judged, not overlapping the question's gold, looked up among the chunking's repeats of the gold.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> text = "Refunds take 30 days. Shipping is free. Refunds take 30 days from delivery."
+    >>> chunks = [cg.Chunk("c0", cg.Span("d", 0, 21), text[0:21]), cg.Chunk("c1", cg.Span("d", 40, 75), text[40:75])]
+    >>> vocabulary = Vocabulary()
+    >>> passages = gold_passages([cg.EvalItem("q", "?", (cg.GoldSpan(cg.Span("d", 0, 21)),))], {"d": text}, vocabulary)
+    >>> repeats = chunking_repeats(passages, chunks, vocabulary)
+    >>> run_labels(repeats, {"q": ["c1", "c0"]}, {"q": {"c1": 0}})
+      question chunk_id  rank  grade  held      passage
+    0        q       c1     1      0   1.0  d [0, 21)
+    """
+    import pandas as pd
+
+    gold, chunk_ids, width = repeats.gold, repeats.chunk_ids, repeats.width
+    rows = run_rows(RunTable.from_dict(run), gold.ids, chunk_ids, None, function)
+    # Grades of the retrieved rows: missing when not judged.
+    judged = QrelsTable.from_dict(qrels)
+    starts = np.asarray(judged.starts, dtype=np.int64)
+    judged_item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), np.diff(starts))
+    judged_chunk = chunk_ids.get_indexer(
+        pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
+    )
+    grades = pd.Series(
+        np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64),
+        index=judged_item.astype(np.int64) * width + judged_chunk,
+    )
+    grades = grades[(judged_item >= 0) & (judged_chunk >= 0)]
+    grades = grades[~grades.index.duplicated()]
+    row_key = rows.item * width + rows.chunk
+    grade = grades.reindex(row_key).to_numpy(dtype=float)
+    overlapping = repeats.overlapping
+    spot = np.minimum(np.searchsorted(overlapping, row_key), max(len(overlapping) - 1, 0))
+    overlaps = overlapping[spot] == row_key if len(overlapping) else np.zeros(len(row_key), dtype=bool)
+    candidate = np.flatnonzero(~(grade > 0) & ~overlaps)
+    # Each candidate row's (question, chunk) among the chunking's repeats: a run of equal keys, one per passage.
+    low = np.searchsorted(repeats.key, row_key[candidate], side="left")
+    found = np.searchsorted(repeats.key, row_key[candidate], side="right") - low
+    row = np.repeat(candidate, found)
+    entry = np.repeat(low - (np.cumsum(found) - found), found) + np.arange(int(found.sum()), dtype=np.int64)
+    spans = [gold.spans[i] for i in repeats.passage[entry]]
+    found_grade = grade[row]
+    return pd.DataFrame(
+        {
+            "question": pd.array([gold.items[i].id for i in rows.item[row]], dtype=object),
+            "chunk_id": pd.Series(np.asarray(chunk_ids, dtype=object)[rows.chunk[row]], dtype=object).array,
+            "rank": rows.rank[row].astype(np.int64),
+            "grade": pd.arrays.IntegerArray(np.nan_to_num(found_grade).astype(np.int64), np.isnan(found_grade)),
+            "held": repeats.held[entry].astype(float),
+            "passage": pd.Series([f"{s.doc_id} [{s.start}, {s.end})" for s in spans], dtype=object).array,
+        }
+    )
+
+
 def missing_labels(
     items: Iterable[EvalItem],
     chunks: Mapping[str, Chunk] | Iterable[Chunk],
@@ -183,54 +469,7 @@ def missing_labels(
     """
     function = "missing_labels"
     limit = check_fraction(threshold, function=function, parameter="threshold", low_open=True)
-    values = checked_chunks(chunks, function=function)
-    chunk_ids = pd.Index([chunk.id for chunk in values], dtype=object)
-    gold = gold_columns(items, function)
-    rows = run_rows(RunTable.from_dict(run), gold.ids, chunk_ids, None, function)
-    width = max(len(values), 1)
-    # Grades of the retrieved rows: missing when not judged.
-    judged = QrelsTable.from_dict(qrels)
-    starts = np.asarray(judged.starts, dtype=np.int64)
-    judged_item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), np.diff(starts))
-    judged_chunk = chunk_ids.get_indexer(
-        pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
-    )
-    grades = pd.Series(
-        np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64),
-        index=judged_item.astype(np.int64) * width + judged_chunk,
-    )
-    grades = grades[(judged_item >= 0) & (judged_chunk >= 0)]
-    grades = grades[~grades.index.duplicated()]
-    row_key = rows.item * width + rows.chunk
-    grade = grades.reindex(row_key).to_numpy(dtype=float)
-    overlaps = np.isin(row_key, chunk_gold(gold, [chunk.span for chunk in values]).keys)
-    candidate = np.flatnonzero(~(grade > 0) & ~overlaps & (gold.total[rows.item] > 0))
-    # Every (candidate row, gold passage of its question) pair: the passage's word pairs held by the chunk.
     vocabulary = Vocabulary()
-    passages = vocabulary.code([passage_pairs(documents[s.doc_id][s.start : s.end]) for s in gold.spans])
-    seen, row_seen = np.unique(rows.chunk[candidate], return_inverse=True)
-    chunk_pairs = vocabulary.code([passage_pairs(values[c].text) for c in seen])
-    per_item = np.bincount(gold.item, minlength=len(gold.items))
-    first_span = np.concatenate(([0], np.cumsum(per_item)[:-1])).astype(np.int64)
-    counts = per_item[rows.item[candidate]]
-    pair_row = np.repeat(np.arange(len(candidate), dtype=np.int64), counts)
-    pair_span = np.repeat(first_span[rows.item[candidate]] - (np.cumsum(counts) - counts), counts) + np.arange(
-        int(counts.sum()), dtype=np.int64
-    )
-    held = shared_counts(passages, pair_span, chunk_pairs, row_seen[pair_row], vocabulary.size)
-    size = set_sizes(passages, len(gold.spans))[pair_span]
-    share = np.divide(held, size, out=np.zeros(len(held)), where=size > 0)
-    found = np.flatnonzero((share >= limit) & (size > 0))
-    row = candidate[pair_row[found]]
-    spans = [gold.spans[i] for i in pair_span[found]]
-    found_grade = grade[row]
-    return pd.DataFrame(
-        {
-            "question": pd.array([gold.items[i].id for i in rows.item[row]], dtype=object),
-            "chunk_id": pd.Series(np.asarray(chunk_ids, dtype=object)[rows.chunk[row]], dtype=object).array,
-            "rank": rows.rank[row].astype(np.int64),
-            "grade": pd.arrays.IntegerArray(np.nan_to_num(found_grade).astype(np.int64), np.isnan(found_grade)),
-            "held": share[found],
-            "passage": pd.Series([f"{s.doc_id} [{s.start}, {s.end})" for s in spans], dtype=object).array,
-        }
-    )
+    passages = gold_passages(items, documents, vocabulary, function=function)
+    repeats = chunking_repeats(passages, chunks, vocabulary, threshold=limit, function=function)
+    return run_labels(repeats, run, qrels, function=function)

@@ -9,10 +9,14 @@ from contextgrid.analysis.audit import (
     FINDING_COLUMNS,
     NEAR_DUPLICATE,
     REPEATS_GOLD,
+    ChunkingRepeats,
+    chunking_repeats,
     gold_by_document,
-    missing_labels,
+    gold_passages,
     repeated_questions,
+    run_labels,
 )
+from contextgrid.analysis.word_sets import Vocabulary
 from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError
 
@@ -114,18 +118,23 @@ documents; the audit reads the questions' gold in the documents
         )
     )
 
+    # The gold's passages read once, each chunking's texts once (configurations share chunks files), then each
+    # run looked up in its chunking's repeats of the gold.
+    vocabulary = Vocabulary()
+    passages = gold_passages(items, workspace.documents, vocabulary, function=function)
+    chunkings: dict[str, ChunkingRepeats] = {}
     found, unreadable = [], []
     for config in workspace.configs:
         if config.chunks is None:
             continue
         try:
-            labels = missing_labels(
-                items,
-                workspace.chunks(config.name),
-                workspace.run(config.name),
-                workspace.qrels(config.name),
-                workspace.documents,
-                threshold=repeats,
+            path = str(config.chunks)
+            if path not in chunkings:
+                chunkings[path] = chunking_repeats(
+                    passages, workspace.chunks(config.name), vocabulary, threshold=repeats, function=function
+                )
+            labels = run_labels(
+                chunkings[path], workspace.run(config.name), workspace.qrels(config.name), function=function
             )
         except ContextGridError as error:
             unreadable.append((config.name, str(error)))
