@@ -61,9 +61,10 @@ from contextgrid.answering.batch import (
     worst_first,
 )
 from contextgrid.data.records import Chunk, EvalItem
-from contextgrid.evidence.run_waste import coverage_by_configuration
+from contextgrid.evidence.run_waste import character_boxes, coverage_by_configuration
 from contextgrid.evidence.waste import Waste, measure_waste, waste_frame
 from contextgrid.render.markup import escape_markdown as md
+from contextgrid.render.waste_figures import POINTS_DRAWN
 from contextgrid.significance import ComparisonTable, compare_configurations
 from contextgrid.workspace.answers import workspace_answers
 from contextgrid.workspace.budget import BudgetCurves
@@ -586,6 +587,14 @@ def waste_summary(at: Snapshot, k: int) -> pd.DataFrame:
     from contextgrid.workspace.waste import configuration_waste
 
     return configuration_waste(at.workspace, k, table=waste_table(at, k))
+
+
+@cached(max_entries=16)
+def characters(at: Snapshot, k: int) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """``character_boxes`` of :func:`waste_table`, and the table itself while it is small enough to draw every
+    question as a point: what the characters chart needs, a few numbers per configuration, never the whole table."""
+    table = waste_table(at, k)
+    return character_boxes(table), table if len(table) <= POINTS_DRAWN else None
 
 
 @cached(max_entries=32)

@@ -158,13 +158,13 @@ if coverage.open:
             exports(configuration_heatmap(shares, k, best_chunk=best_chunk), f"coverage-by-configuration-at-{k}")
 if against.open:
     with against:
-        table = _data.guard(lambda: _data.waste_table(source, k), source=source)
+        boxes, points = _data.guard(lambda: _data.characters(source, k), source=source)
         summary = _data.guard(lambda: _data.waste_summary(source, k), source=source)
         left, right = st.columns(2)
         with left:
             exports(precision_recall_plot(summary, k, _data.parameters(source)), f"precision-against-recall-at-{k}")
         with right:
-            exports(characters_plot(table), f"characters-per-question-at-{k}")
+            exports(characters_plot(boxes, points=points), f"characters-per-question-at-{k}")
         st.dataframe(summary.style.format("{:.3f}"), width="stretch", placeholder="")
 if report.open:
     with report:

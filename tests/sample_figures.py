@@ -17,7 +17,7 @@ from contextgrid.analysis.causes import CAUSES, cause_counts
 from contextgrid.analysis.grid import best_per_column, metric_curves, pivot_counts, pivot_grid, score_columns
 from contextgrid.analysis.questions import question_changes
 from contextgrid.data.records import Span
-from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
+from contextgrid.evidence.run_waste import character_boxes, coverage_by_configuration, retrieved_table
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.cause_figures import cause_bars
 from contextgrid.render.document import question_layers
@@ -96,7 +96,7 @@ def sample(root: Path = SAMPLE) -> dict[str, Any]:
             best_chunk=coverage_by_configuration(waste, value="best_chunk_coverage"),
         ),
         "precision-recall": precision_recall_plot(summary, K, params),
-        "characters": characters_plot(waste),
+        "characters": characters_plot(character_boxes(waste), points=waste),
     }
 
 
@@ -159,6 +159,14 @@ def big() -> dict[str, Any]:
         },
         index=pd.Index(names, name="config"),
     )
+    # The per-question characters of 50 configurations x 10,000 questions, drawn as boxes from their quartiles.
+    big_waste = pd.DataFrame(
+        {
+            "retrieved_total": rng.integers(500, 15_000, 50 * 10_000).astype(float),
+            "gold_characters": rng.integers(20, 600, 50 * 10_000).astype(float),
+        },
+        index=pd.MultiIndex.from_product([names, questions], names=["config", "question"]),
+    )
     counts = pd.DataFrame(rng.integers(0, 100, (50, len(CAUSES))), index=names, columns=list(CAUSES))
     base = rng.random(300)
     per_question = {
@@ -176,6 +184,7 @@ def big() -> dict[str, Any]:
         "big-coverage-by-rank": rank_heatmap(retrieved, K),
         "big-coverage-by-configuration": configuration_heatmap(coverage, K),
         "big-precision-recall": precision_recall_plot(summary, K, params),
+        "big-characters": characters_plot(character_boxes(big_waste)),
     }
 
 

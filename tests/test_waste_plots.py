@@ -16,7 +16,13 @@ from sample_figures import long_span_map
 from waste_cases import BANDS, CHUNKS, GOLD, ITEMS, RUN, SUMMARY, waste_frame
 
 import contextgrid as cg
-from contextgrid.evidence.run_waste import coverage_by_configuration, retrieved_table
+from contextgrid.evidence.run_waste import (
+    BOX_COLUMNS,
+    box_statistics,
+    character_boxes,
+    coverage_by_configuration,
+    retrieved_table,
+)
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.render.export import figure_html, figure_png
 from contextgrid.render.span_bars import NARROWEST
@@ -171,9 +177,71 @@ def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
     assert np.asarray(figure.data[0].z).tolist() == [[0, 0, 0, 0, 0, 1.0], [0.5, 0, 0, 0.5, 0, 0]]
     # The best single chunk held 80% of q1's gold and all of q2's under a: 90% on average.
     assert figure.data[0].customdata[0][5] == "2 of 2 questions<br>best single chunk: 90% on average"
-    boxes = characters_plot(table)
+    # Every question a point: plotly draws the boxes from them.
+    boxes = characters_plot(character_boxes(table), points=table)
     assert list(boxes.data[0].y) == [180 + 150, 150 + 100, 150, 0]
     assert list(boxes.data[1].y) == [100, 50, 100, 50]
+    assert boxes.data[0].boxpoints == "all"
+    # From the numbers alone: two values a box, so q1 is the lesser, the median their mean and q3 the greater.
+    drawn = characters_plot(character_boxes(table))
+    assert [list(drawn.data[0].x), list(drawn.data[1].x)] == [["a", "b"], ["a", "b"]]
+    retrieved, gold = drawn.data
+    assert (list(retrieved.q1), list(retrieved.median), list(retrieved.q3)) == ([250, 0], [290, 75], [330, 150])
+    assert (list(retrieved.lowerfence), list(retrieved.upperfence), list(retrieved.mean)) == (
+        [250, 0],
+        [330, 150],
+        [290, 75],
+    )
+    assert (list(gold.q1), list(gold.median), list(gold.q3)) == ([50, 50], [75, 75], [100, 100])
+    assert retrieved.y is None
+    assert retrieved.boxpoints is False
+
+
+def reference_box(values: list[float]) -> list[float]:
+    """One box as plotly.js computes it from its points (``Lib.interp`` and its fences), written out slowly."""
+    ordered = sorted(v for v in values if v == v)
+    n = len(ordered)
+
+    def interp(q: float) -> float:
+        at = q * n - 0.5
+        if at < 0:
+            return ordered[0]
+        if at > n - 1:
+            return ordered[-1]
+        low, frac = int(at // 1), at % 1
+        return ordered[low] + frac * (ordered[min(low + 1, n - 1)] - ordered[low])
+
+    q1, median, q3 = interp(0.25), interp(0.5), interp(0.75)
+    low = min(q1, next(v for v in ordered if v >= q1 - 1.5 * (q3 - q1)))
+    high = max(q3, next(v for v in reversed(ordered) if v <= q3 + 1.5 * (q3 - q1)))
+    return [n, ordered[0], low, q1, median, q3, high, ordered[-1], sum(ordered) / n]
+
+
+def test_box_statistics_are_plotly_s_boxes() -> None:
+    rng = np.random.default_rng(3)
+    # Sizes 1 to 40, repeated values, a far outlier and missing values; configurations in a shuffled order.
+    rows = []
+    for number, size in enumerate([1, 2, 3, 4, 5, 7, 12, 40]):
+        values = rng.choice([0.0, 10.0, 11.0, 250.0, 251.5, 3000.0, np.nan], size=size).tolist()
+        rows += [(f"c{(number * 5) % 8}", f"q{i}", value) for i, value in enumerate(values)]
+    # Outliers on both sides: the fences stop at 250 and 251, inside the least and the most.
+    rows += [("tight", f"q{i}", value) for i, value in enumerate([0.0, 250.0, 250.0, 250.5, 251.0, 251.0, 3000.0])]
+    rows.append(("empty", "q0", np.nan))
+    table = pd.DataFrame(rows, columns=["config", "question", "chars"]).set_index(["config", "question"])
+    boxes = box_statistics(table, value="chars")
+    assert list(boxes.columns) == list(BOX_COLUMNS)
+    expected = {
+        str(config): reference_box(list(group["chars"]))
+        for config, group in table.groupby(level="config", sort=False)
+        if group["chars"].notna().any()
+    }
+    assert list(boxes.index) == list(expected)
+    for config, row in expected.items():
+        assert list(boxes.loc[config]) == pytest.approx(row, rel=1e-12, abs=1e-12)
+    assert list(boxes.loc["tight", ["min", "lowerfence", "upperfence", "max"]]) == [0, 250, 251, 3000]
+    assert box_statistics(table.iloc[:0], value="chars").empty
+    with pytest.raises(cg.ContextGridError, match="no column 'nope'"):
+        box_statistics(table, value="nope")
 
 
 def test_precision_recall_plot_places_each_configuration() -> None:
@@ -200,7 +268,8 @@ def all_figures() -> list[Any]:
         rank_heatmap(retrieved_table(ITEMS, RUN, CHUNKS, 2), 2),
         configuration_heatmap(coverage_by_configuration(table), 2),
         precision_recall_plot(summary, 2),
-        characters_plot(table),
+        characters_plot(character_boxes(table), points=table),
+        characters_plot(character_boxes(table)),
     ]
 
 

@@ -21,11 +21,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "BOX_COLUMNS",
+    "CHARACTER_BOXES",
     "ChunkGold",
     "ChunkingGold",
     "GoldColumns",
     "RankedEvidence",
     "RunRows",
+    "box_statistics",
+    "character_boxes",
     "chunk_gold",
     "chunking_gold",
     "coverage_by_configuration",
@@ -558,3 +562,122 @@ def coverage_by_configuration(table: pd.DataFrame, *, value: str = "character_re
     questions = list(dict.fromkeys(table.index.get_level_values("question")))
     matrix = table[value].unstack("question")
     return matrix.reindex(index=configs, columns=questions).astype("float64")
+
+
+BOX_COLUMNS = ("questions", "min", "lowerfence", "q1", "median", "q3", "upperfence", "max", "mean")
+"""The columns of :func:`box_statistics`."""
+
+
+def box_statistics(table: pd.DataFrame, *, value: str) -> pd.DataFrame:
+    """The numbers of a box plot of ``value``, one row per configuration: what a chart draws instead of every row.
+
+    The quartiles are plotly's own (position ``q * n - 0.5`` among the
+    sorted values, interpolated linearly: numpy's ``"hazen"``), so a box drawn
+    from these numbers is the box plotly draws from the values themselves.
+    ``lowerfence`` is the smallest value at least ``q1 - 1.5 * (q3 - q1)``
+    (never above ``q1``), ``upperfence`` the largest at most
+    ``q3 + 1.5 * (q3 - q1)`` (never below ``q3``); ``min`` and ``max`` bound
+    every value, ``questions`` counts them and ``mean`` is their mean. Missing
+    values are left out, as plotly leaves them out; a configuration with none
+    has no row. Computed on columns: one sort of the whole table.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Index ``(config, question)``, as :func:`workspace_waste` returns.
+    value : str
+        The column to summarise.
+
+    Returns
+    -------
+    DataFrame
+        Index ``config`` in the order configurations first appear in
+        ``table``, columns :data:`BOX_COLUMNS`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> index = pd.MultiIndex.from_tuples(
+    ...     [("b", "q1"), ("b", "q2"), ("b", "q3"), ("b", "q4"), ("b", "q5"), ("a", "q1")], names=["config", "question"]
+    ... )
+    >>> table = pd.DataFrame({"retrieved_total": [40.0, 10.0, 400.0, 30.0, 20.0, 7.0]}, index=index)
+    >>> print(box_statistics(table, value="retrieved_total").to_string())
+            questions   min  lowerfence    q1  median     q3  upperfence    max   mean
+    config
+    b               5  10.0        10.0  17.5    30.0  130.0       130.0  400.0  100.0
+    a               1   7.0         7.0   7.0     7.0    7.0         7.0    7.0    7.0
+
+    (b's 400 lies past ``q3 + 1.5 * 112.5``, so its upper fence stays at q3.)
+    """
+    import pandas as pd
+
+    if value not in table.columns:
+        raise ContextGridError(
+            f"box_statistics: the table has no column {value!r}. Available: {', '.join(map(str, table.columns))}"
+        )
+    codes, configs = pd.factorize(table.index.get_level_values("config"), sort=False)
+    values = table[value].to_numpy(dtype="float64")
+    kept = ~np.isnan(values)
+    codes, values = codes[kept], values[kept]
+    order = np.lexsort((values, codes))
+    codes, values = codes[order], values[order]
+    counts = np.bincount(codes, minlength=len(configs))
+    present = np.flatnonzero(counts)
+    n = counts[present]
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))[present]
+
+    def quantile(q: float) -> npt.NDArray[np.float64]:
+        at = np.clip(q * n - 0.5, 0, n - 1)
+        low = np.floor(at).astype(np.int64)
+        high = np.ceil(at).astype(np.int64)
+        below, above = values[first + low], values[first + high]
+        interpolated: npt.NDArray[np.float64] = below + (at - low) * (above - below)
+        return interpolated
+
+    q1, median, q3 = quantile(0.25), quantile(0.5), quantile(0.75)
+    spread = 1.5 * (q3 - q1)
+    # Each value's own box's reach, to pick per box the outermost values inside it.
+    box = np.repeat(np.arange(len(present)), n)
+    inside_low = np.where(values >= (q1 - spread)[box], values, np.inf)
+    inside_high = np.where(values <= (q3 + spread)[box], values, -np.inf)
+    return pd.DataFrame(
+        {
+            "questions": n.astype(np.int64),
+            "min": values[first],
+            "lowerfence": np.minimum(q1, np.minimum.reduceat(inside_low, first)),
+            "q1": q1,
+            "median": median,
+            "q3": q3,
+            "upperfence": np.maximum(q3, np.maximum.reduceat(inside_high, first)),
+            "max": values[first + n - 1],
+            "mean": np.add.reduceat(values, first) / n,
+        },
+        index=pd.Index(configs[present], name="config", dtype="object"),
+    )
+
+
+CHARACTER_BOXES = ("retrieved_total", "gold_characters")
+"""The columns of a :func:`workspace_waste` table that :func:`character_boxes` summarises."""
+
+
+def character_boxes(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`box_statistics` of the characters retrieved (repeats included) and of the gold's, per configuration.
+
+    Index ``(value, config)``, ``value`` one of :data:`CHARACTER_BOXES`: the
+    few numbers :func:`contextgrid.render.waste_figures.characters_plot`
+    draws, however many questions ``table`` holds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> index = pd.MultiIndex.from_tuples([("a", "q1"), ("a", "q2")], names=["config", "question"])
+    >>> table = pd.DataFrame({"retrieved_total": [300, 500], "gold_characters": [40, 60]}, index=index)
+    >>> print(character_boxes(table)[["questions", "median", "max"]].to_string())
+                            questions  median    max
+    value           config
+    retrieved_total a               2   400.0  500.0
+    gold_characters a               2    50.0   60.0
+    """
+    import pandas as pd
+
+    return pd.concat({value: box_statistics(table, value=value) for value in CHARACTER_BOXES}, names=["value"])

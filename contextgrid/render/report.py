@@ -301,8 +301,9 @@ def build_report(
     >>> page.startswith("<!DOCTYPE html>") and f"Configuration {workspace.names[0]}" in page
     True
     """
-    from contextgrid.evidence.run_waste import retrieved_table
+    from contextgrid.evidence.run_waste import character_boxes, retrieved_table
     from contextgrid.render.waste_figures import (
+        POINTS_DRAWN,
         characters_plot,
         precision_recall_plot,
         rank_heatmap,
@@ -363,7 +364,7 @@ def build_report(
         retrieved = retrieved_table(items, workspace.run(config), workspace.chunks(config), cutoff)
         figures = {
             "precision-recall": precision_recall_plot(overview, cutoff, workspace.params_by_config()),
-            "characters": characters_plot(waste),
+            "characters": characters_plot(character_boxes(waste), points=waste if len(waste) <= POINTS_DRAWN else None),
             "ranks": rank_heatmap(retrieved, cutoff, questions=list(waste.loc[config].index), config=config),
         }
         parts += [

@@ -31,6 +31,7 @@ __all__ = [
     "COLOURS",
     "COVERAGE_BINS",
     "LEGEND",
+    "POINTS_DRAWN",
     "WORST_SHOWN",
     "characters_plot",
     "configuration_heatmap",
@@ -473,39 +474,55 @@ def _legend_height(entries: Sequence[str], width: int = 480) -> int:
 
 # Past this many configurations a legend of them is longer than the plot: the legend names the parameters.
 _NAMED_LEGEND = 12
-# Past this many questions in all, the boxes draw no points: a point per question would be the slowest mark on
-# the page and hide the boxes.
-_POINTS_DRAWN = 2000
+POINTS_DRAWN = 2000
+"""Past this many questions in all, :func:`characters_plot` is given no points: a point per question would be the
+slowest mark on the page and hide the boxes."""
 
 
-def characters_plot(table: pd.DataFrame) -> Any:
-    """Characters retrieved per question, one box per configuration, beside the gold's characters; every
-    question a point while there are at most a few thousand of them in all.
+def characters_plot(boxes: pd.DataFrame, *, points: pd.DataFrame | None = None) -> Any:
+    """Characters retrieved per question, one box per configuration, beside the gold's characters.
 
-    ``table`` is :func:`contextgrid.workspace.waste.workspace_waste`'s result.
+    ``boxes`` is :func:`contextgrid.evidence.run_waste.character_boxes`'s
+    result: each box is drawn from its numbers (quartiles, whiskers from the
+    least to the most), so the figure holds a few numbers per configuration
+    however many questions there are. ``points``, the
+    :func:`contextgrid.workspace.waste.workspace_waste` table behind
+    ``boxes`` (at most :data:`POINTS_DRAWN` rows), draws every question as a
+    point instead, plotly computing the same quartiles from them and
+    reaching the whiskers to the last point within 1.5 interquartile ranges.
     """
     import plotly.graph_objects as go
 
     figure = go.Figure()
-    configs = list(dict.fromkeys(table.index.get_level_values("config")))
-    points = "all" if len(table) <= _POINTS_DRAWN else False
+    configs = list(dict.fromkeys(boxes.index.get_level_values("config")))
     for column, name, colour in (
         ("retrieved_total", "characters retrieved (repeats included)", COLOURS["waste"]),
         ("gold_characters", "gold evidence characters", COLOURS["found"]),
     ):
-        figure.add_trace(
-            go.Box(
-                x=escaped(list(table.index.get_level_values("config"))),
-                y=table[column],
-                name=name,
-                marker={"color": colour, "size": 4},
-                boxpoints=points,
-                jitter=0.4,
-                pointpos=0,
-                text=escaped(list(table.index.get_level_values("question"))),
-                hovertemplate="%{x}<br>%{text}: %{y:,} characters<extra></extra>",
-            )
-        )
+        drawn: dict[str, Any] = {"name": name, "marker": {"color": colour, "size": 4}}
+        if points is not None:
+            drawn |= {
+                "x": escaped(list(points.index.get_level_values("config"))),
+                "y": points[column],
+                "boxpoints": "all",
+                "jitter": 0.4,
+                "pointpos": 0,
+                "text": escaped(list(points.index.get_level_values("question"))),
+                "hovertemplate": "%{x}<br>%{text}: %{y:,} characters<extra></extra>",
+            }
+        else:
+            box = boxes.loc[column]
+            drawn |= {
+                "x": escaped(list(box.index)),
+                "q1": box["q1"].to_numpy(),
+                "median": box["median"].to_numpy(),
+                "q3": box["q3"].to_numpy(),
+                "lowerfence": box["min"].to_numpy(),
+                "upperfence": box["max"].to_numpy(),
+                "mean": box["mean"].to_numpy(),
+                "boxpoints": False,
+            }
+        figure.add_trace(go.Box(**drawn))
     figure.update_layout(
         boxmode="group",
         title="Characters retrieved per question, by configuration",
