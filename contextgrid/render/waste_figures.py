@@ -495,6 +495,7 @@ def characters_plot(boxes: pd.DataFrame, *, points: pd.DataFrame | None = None) 
 
     figure = go.Figure()
     configs = list(dict.fromkeys(boxes.index.get_level_values("config")))
+    upright = len(configs) > 4
     for column, name, colour in (
         ("retrieved_total", "characters retrieved (repeats included)", COLOURS["waste"]),
         ("gold_characters", "gold evidence characters", COLOURS["found"]),
@@ -531,9 +532,10 @@ def characters_plot(boxes: pd.DataFrame, *, points: pd.DataFrame | None = None) 
             "categoryorder": "array",
             "categoryarray": escaped(configs),
             # Upright when there are many: slanted, the boxes of neighbouring names overlap.
-            "tickangle": -90 if len(configs) > 4 else 0,
+            "tickangle": -90 if upright else 0,
         },
         yaxis={"title": "characters", "rangemode": "tozero"},
         legend=_LEGEND_BELOW,
     )
-    return finish(figure, height=480, margin={"b": 70})
+    # Upright names take their length in height (about 7 pixels a character) from the plot: it grows by as much.
+    return finish(figure, height=400 + (7 * max(map(len, configs), default=0) if upright else 80), margin={"b": 70})
