@@ -93,22 +93,6 @@ SUMMARY_COLUMNS = (
 """The columns of :func:`summarize_answers`: counts, and the means over the answers that did not abstain."""
 
 
-class _ContextWords:
-    """The words of a context in the passage format: the union of its chunks' words, never built.
-
-    A passage's ``[n]`` label is a citation marker, not words, and passages are
-    separated by whitespace, so a word of the context is a word of one chunk.
-    """
-
-    __slots__ = ("_sets",)
-
-    def __init__(self, sets: Sequence[frozenset[str]]) -> None:
-        self._sets = sets
-
-    def __contains__(self, word: object) -> bool:
-        return any(word in found for found in self._sets)
-
-
 @dataclass(frozen=True, slots=True)
 class ScoredAnswer:
     """One answer with what it was judged against: its question, its rebuilt context and its gold chunks."""
@@ -221,7 +205,9 @@ def score_answers(
             item,
             record.answer,
             context,
-            context_words=_ContextWords([words_of(chunk) for chunk in context.chunks]),
+            # The [n] labels are citation markers and whitespace parts the passages: the context's words are its
+            # chunks' words.
+            context_words=[words_of(chunk) for chunk in context.chunks],
             gold_words=gold[0] if len(gold) == 1 else frozenset().union(*gold),
         )
         scored.append(ScoredAnswer(item, record, context, judgements, score))

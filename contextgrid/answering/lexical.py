@@ -7,7 +7,7 @@ repetition neither helps nor hurts.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Set
+from collections.abc import Iterable, Set
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.text import words
@@ -101,7 +101,7 @@ def score_answer(
         if not isinstance(value, kind):
             raise ContextGridError(f"score_answer: {name} must be of type {kind.__name__}, got {value!r}")
     gold_words = frozenset().union(*(words(chunk.text) for chunk in gold_chunks))
-    return score_answer_words(item, answer, context, context_words=words(context.text), gold_words=gold_words)
+    return score_answer_words(item, answer, context, context_words=[words(context.text)], gold_words=gold_words)
 
 
 def score_answer_words(
@@ -109,16 +109,17 @@ def score_answer_words(
     answer: Answer,
     context: AssembledContext,
     *,
-    context_words: Container[str],
+    context_words: Iterable[Set[str]],
     gold_words: Set[str],
 ) -> AnswerScore:
     """:func:`score_answer` with the words of the context and of the gold chunks already found.
 
     For a caller that reads each chunk's words once and scores many answers
     whose contexts share chunks (:func:`~contextgrid.answering.batch.score_answers`):
-    ``context_words`` answers ``word in context_words`` exactly as
-    ``words(context.text)`` would, ``gold_words`` is the union of the gold
-    chunks' words. The arguments are not checked again.
+    ``context_words`` are sets of words whose union is
+    ``words(context.text)`` (each passage's, or that one set),
+    ``gold_words`` is the union of the gold chunks' words. The arguments are
+    not checked again.
 
     Examples
     --------
@@ -128,13 +129,17 @@ def score_answer_words(
     >>> chunk = cg.Chunk("a", cg.Span("d", 0, 12), "Thirty days.")
     >>> context = cg.AssembledContext(text="[1] Thirty days.", chunks=(chunk,), tokens=6)
     >>> answer = cg.Answer("Thirty days [1].", citations=(1,))
-    >>> fast = score_answer_words(item, answer, context, context_words=words(chunk.text), gold_words=words(chunk.text))
+    >>> found = words(chunk.text)
+    >>> fast = score_answer_words(item, answer, context, context_words=[found], gold_words=found)
     >>> fast == cg.score_answer(item, answer, context, gold_chunks=[chunk])
     True
     """
     answer_words = words(answer.text)
-    found = sum(1 for word in answer_words if word in context_words)
-    groundedness = found / len(answer_words) if answer_words else 0.0
+    # Set differences walk the answer's few words, not the context's many.
+    unfound = answer_words
+    for found in context_words:
+        unfound = unfound - found
+    groundedness = (len(answer_words) - len(unfound)) / len(answer_words) if answer_words else 0.0
 
     cited = sorted(set(answer.citations))
     missing = [number for number in cited if number > len(context.chunks)]
