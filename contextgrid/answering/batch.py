@@ -32,6 +32,7 @@ from contextgrid.data.records import (
     Chunk,
     EvalItem,
 )
+from contextgrid.data.tables import QrelsTable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,6 +172,8 @@ def score_answers(
     """
     by_question = {item.id: item for item in items}
     by_id = {chunk.id: chunk for chunk in chunks}
+    # A QrelsTable finds each question's row by a search; its dict, built once, finds it by hash.
+    judged = qrels.to_dict() if isinstance(qrels, QrelsTable) else qrels
     build = ContextBuilder(tokenizer=tokenizer)
     # Each chunk's words are found once, however many contexts and gold sets hold it.
     chunk_words: dict[str, frozenset[str]] = {}
@@ -199,7 +202,7 @@ def score_answers(
             context = build(by_id[chunk_id] for chunk_id in record.context_chunk_ids)
         except ContextGridError as error:
             raise _refuse(source, position, record, str(error)) from None
-        judgements = dict(qrels.get(record.question_id, {}))
+        judgements = dict(judged.get(record.question_id, {}))
         gold = [words_of(by_id[chunk_id]) for chunk_id, grade in judgements.items() if grade > 0 and chunk_id in by_id]
         score = score_answer_words(
             item,
