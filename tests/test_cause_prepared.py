@@ -89,3 +89,18 @@ def test_shared_words_match_set_intersection(left: list[set[str]], right: list[s
     keys = set_keys(targets, vocabulary.size)
     assert shared_with_keys(sets, rows, keys, cols, vocabulary.size).tolist() == expected
     assert shared_counts(sets, rows, targets, cols, vocabulary.size).tolist() == expected
+
+
+def test_another_k_reuses_what_the_workspace_prepared_and_gives_the_plain_rows() -> None:
+    workspace = load_workspace(SAMPLE)
+    failure_causes(workspace, k=3)
+    prepared = workspace.shared(("cause questions",), lambda: None)
+    assert prepared is not None
+    paths = {workspace.config(name).chunks for name in workspace.names}
+    chunkings = {path: workspace.shared(("cause chunking", path), lambda: None) for path in paths}
+    assert None not in chunkings.values()
+    again = failure_causes(workspace, k=10)
+    assert workspace.shared(("cause questions",), lambda: None) is prepared
+    assert all(workspace.shared(("cause chunking", path), lambda: None) is chunkings[path] for path in paths)
+    fresh = failure_causes(load_workspace(SAMPLE), k=10)
+    pd.testing.assert_frame_equal(again, fresh, check_exact=True)

@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 from contextgrid.analysis.causes import (
     CAUSES,
     Analyzer,
-    CauseChunking,
-    LexicalGaps,
     cause_chunking,
     cause_questions,
     check_split_threshold,
@@ -136,28 +134,35 @@ def failure_causes(
             "needs questions, documents and chunks in the workspace (a sweep writes all three)"
         )
     # The questions prepared once, on the workspace's merged gold, which its chunkings' layouts share.
-    questions = cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold, function=function)
-    chunkings: dict[object, CauseChunking] = {}
-    gaps: dict[Analyzer, LexicalGaps] = {}
+    # Kept with the workspace, so that another k or threshold does not prepare them again.
+    questions = workspace.shared(
+        ("cause questions",),
+        lambda: cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold, function=function),
+    )
     frames = []
     for name in names:
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
         path, analyzer = workspace.config(name).chunks, retriever_analyzer(workspace.config(name))
         try:
-            if path not in chunkings:
-                chunkings[path] = cause_chunking(questions, workspace.chunking_gold(name), function=function)
-            if analyzer is not None and analyzer not in gaps:
-                gaps[analyzer] = lexical_gaps(questions, analyzer)
+            chunking = workspace.shared(
+                ("cause chunking", path),
+                lambda: cause_chunking(questions, workspace.chunking_gold(name), function=function),  # noqa: B023
+            )
+            gaps = (
+                None
+                if analyzer is None
+                else workspace.shared(("lexical gaps", analyzer), lambda: lexical_gaps(questions, analyzer))  # noqa: B023
+            )
             frame = question_causes(
                 questions,
-                chunkings[path],
+                chunking,
                 workspace.run(name),
                 workspace.qrels(name),
                 workspace.documents,
                 k=cutoff,
                 split_threshold=threshold,
                 partial_threshold=partial,
-                analyzer=None if analyzer is None else gaps[analyzer],
+                analyzer=gaps,
             )
         except ContextGridError as error:  # the inputs disagree: say which configuration's do
             raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -418,6 +418,21 @@ class Workspace:
             return items, tuple(log.entries)
 
         return self._load(("resolved", path), resolve)
+
+    def shared(self, key: tuple[Hashable, ...], build: Callable[[], _T]) -> _T:
+        """``build()``, once per ``key`` for this workspace: what many views or calls prepare alike (the
+        questions' words, a chunking's layout), kept as long as the workspace and built by one thread while
+        others wait.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> workspace = load_workspace(HANDMADE)
+        >>> first = workspace.shared(("example",), lambda: [len(workspace.names)])
+        >>> workspace.shared(("example",), lambda: ["built again"]) is first
+        True
+        """
+        return self._load(("shared", *key), build)
 
     @property
     def gold(self) -> GoldColumns:
