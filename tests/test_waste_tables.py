@@ -15,8 +15,8 @@ from contextgrid.core.errors import ContextGridError
 from contextgrid.evidence.run_waste import (
     chunking_gold,
     coverage_by_configuration,
-    gold_columns,
     coverage_by_rank,
+    gold_columns,
     question_waste,
     retrieved_table,
 )
