@@ -36,8 +36,8 @@ from contextgrid.engine.scoring import ranked_grades
 from contextgrid.evidence.run_waste import (
     ChunkingGold,
     GoldColumns,
-    chunking_gold,
     gold_columns,
+    laid_out,
     ranked_evidence,
     union_contributions,
 )
@@ -282,7 +282,7 @@ def budget_rows(
     """
     function = "budget_rows"
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
-    chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
+    chunking = laid_out(gold, chunks, function)
     lengths = chunking.columns.length
     costs = _costs(chunking.columns.chunks, lengths, tokenizer, function)
     table = RunTable.from_dict(run)

@@ -64,8 +64,8 @@ from contextgrid.evidence.run_waste import (
     ChunkingGold,
     GoldColumns,
     RunRows,
-    chunking_gold,
     gold_columns,
+    laid_out,
     question_waste,
     run_rows,
 )
@@ -358,9 +358,7 @@ def cause_chunking(
     >>> prepared.best_chunk.tolist(), prepared.best_held.tolist(), prepared.word_count.tolist()
     ([0], [12], [2, 4])
     """
-    if isinstance(chunks, ChunkingGold) and chunks.gold is not questions.gold:
-        raise parameter_error(function, "chunks", "a ChunkingGold built from the questions' gold", chunks)
-    chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(questions.gold, chunks, function)
+    chunking = laid_out(questions.gold, chunks, function)
     n = len(questions.questions)
     held, width = chunking.holding, max(len(chunking.columns.ids), 1)
     # The best chunk: most gold held, ties to the first in the chunking.

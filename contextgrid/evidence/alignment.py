@@ -19,10 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from contextgrid.core.errors import ContextGridError, parameter_error
+from contextgrid.core.errors import ContextGridError
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, chunking_gold, gold_columns, run_rows
+from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, gold_columns, laid_out, run_rows
 
 __all__ = ["MISMATCH", "check_alignment", "disjoint_rankings"]
 
@@ -66,9 +66,7 @@ but in these chunks 'd#0' is d [0, 150), which overlaps none of the question's g
 the chunks look like two different chunkings
     """
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
-    if isinstance(chunks, ChunkingGold) and chunks.gold is not gold:
-        raise parameter_error(function, "chunks", "a ChunkingGold built from the same GoldColumns as items", chunks)
-    chunking = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
+    chunking = laid_out(gold, chunks, function)
     values, chunk_ids = chunking.columns.chunks, chunking.columns.ids
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
     # Every question of the run: Arrow's membership test on the column as it is, and, when a chunk is not among

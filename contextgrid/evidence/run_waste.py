@@ -35,6 +35,7 @@ __all__ = [
     "coverage_by_configuration",
     "coverage_by_rank",
     "gold_columns",
+    "laid_out",
     "question_waste",
     "ranked_evidence",
     "retrieved_table",
@@ -319,6 +320,18 @@ def chunking_gold(
     return ChunkingGold(gold, columns, chunk_gold(gold, columns.spans))
 
 
+def laid_out(
+    gold: GoldColumns, chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold, function: str
+) -> ChunkingGold:
+    """``chunks`` laid out against ``gold``: a :class:`ChunkingGold` as given (refused when built from other
+    gold), anything else by :func:`chunking_gold`. The one rule of every function that takes either."""
+    if not isinstance(chunks, ChunkingGold):
+        return chunking_gold(gold, chunks, function)
+    if chunks.gold is not gold:
+        raise parameter_error(function, "chunks", "a ChunkingGold built from the same GoldColumns as items", chunks)
+    return chunks
+
+
 def ranked_evidence(
     items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
@@ -344,9 +357,7 @@ def ranked_evidence(
     """
     cutoff = check_k(k, function=function)
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
-    if isinstance(chunks, ChunkingGold) and chunks.gold is not gold:
-        raise parameter_error(function, "chunks", "a ChunkingGold built from the same GoldColumns as items", chunks)
-    prepared = chunks if isinstance(chunks, ChunkingGold) else chunking_gold(gold, chunks, function)
+    prepared = laid_out(gold, chunks, function)
     resolved, ids = gold.items, gold.ids
     columns, holding = prepared.columns, prepared.holding
     n_items, n_chunks = len(resolved), len(columns.ids)
