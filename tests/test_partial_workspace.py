@@ -78,6 +78,24 @@ def test_broken_shared_documents_are_no_configurations_fault(tmp_path: Path) -> 
     assert dict(failed) == {}
 
 
+def test_a_broken_answers_file_sets_no_configuration_aside_and_is_said_where_answers_are_read(
+    tmp_path: Path,
+) -> None:
+    folder = _workspace(tmp_path, {"good": GOOD, "other": OTHER})
+    (folder / "answers.jsonl").write_text('{"question_id": "q1", "answer": "x", "citations": [0]}\n')
+    manifest = (folder / "contextgrid.toml").read_text()
+    (folder / "contextgrid.toml").write_text(
+        manifest.replace('run = "good.trec"', 'run = "good.trec"\nanswers = "answers.jsonl"')
+    )
+    part, failed = load_workspace(folder).readable()
+    # Its scores do not depend on its answers: the retrieval views keep it.
+    assert part.names == ("good", "other")
+    assert dict(failed) == {}
+    with pytest.raises(cg.InputFileError) as caught:
+        part.answers("good")
+    assert str(caught.value).startswith(f"{folder / 'answers.jsonl'}, line 1: ")
+
+
 def test_uploaded_runs_that_would_share_a_configuration_name_are_refused(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

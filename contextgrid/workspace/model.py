@@ -192,13 +192,15 @@ class Workspace:
         """This workspace without the configurations whose files cannot be read, and the error of each of those.
 
         Every configuration's run and qrels are read and its scores' matrix
-        built (what scoring reads first), and its chunks and answers read if
-        it names them, so that what is left works on every view. The files
-        read are kept, and shared with the workspace returned. Its chunks are
-        not checked when the shared documents themselves cannot be read: that
-        is no one configuration's fault, and the views that need documents
-        say so. When no configuration can be read, the first one's error is
-        raised.
+        built (what scoring reads first), and its chunks read if it names
+        them, so that what is left scores and draws every retrieval view. The
+        files read are kept, and shared with the workspace returned. Its
+        chunks are not checked when the shared documents themselves cannot be
+        read: that is no one configuration's fault, and the views that need
+        documents say so. Its answers are not read here: they concern only
+        the answer views, which read them when asked and say what is wrong
+        with them, and a first visit should not wait for them. When no
+        configuration can be read, the first one's error is raised.
 
         Examples
         --------
@@ -214,8 +216,6 @@ class Workspace:
                 self.ranked_grades(config.name, _KEPT_DEPTH)
                 if config.chunks is not None and (documents_read or self.documents_path is None):
                     self.chunks(config.name)
-                if config.answers is not None:
-                    self.answers(config.name)
 
             return self._attempt(load)
 
