@@ -54,7 +54,6 @@ from contextgrid.analysis.questions import (
 from contextgrid.answering.batch import (
     ScoredAnswer,
     abstention_matrix,
-    answers_frame,
     invalid_citations,
     passages_frame,
     summarize_answers,
@@ -66,7 +65,7 @@ from contextgrid.evidence.waste import Waste, measure_waste, waste_frame
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.render.waste_figures import POINTS_DRAWN
 from contextgrid.significance import ComparisonTable, compare_configurations
-from contextgrid.workspace.answers import workspace_answers
+from contextgrid.workspace.answers import workspace_answer, workspace_answers_frame
 from contextgrid.workspace.budget import BudgetCurves
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
@@ -517,10 +516,10 @@ def comparison(
 # -- answers (pages/answers.py) --------------------------------------------------------------------
 
 
-# Every answer with its context and score: large, and only read, so not copied on every run.
+# Every answer's scores: only read (the views below sort or concatenate a copy), so not copied on every run.
 @cached(max_entries=32, resource=True)
-def _scored_answers(at: Snapshot, config: str) -> tuple[ScoredAnswer, ...]:
-    return workspace_answers(at.workspace, config)
+def _answers_frame(at: Snapshot, config: str) -> pd.DataFrame:
+    return workspace_answers_frame(at.workspace, config)
 
 
 def answer_configs(source: Source | Snapshot) -> list[str]:
@@ -532,13 +531,13 @@ def answer_configs(source: Source | Snapshot) -> list[str]:
 def answer_summary(at: Snapshot) -> pd.DataFrame:
     """Per configuration with answers: means of groundedness, citation accuracy, evidence overlap; abstentions."""
     names = answer_configs(at)
-    return summarize_answers({name: answers_frame(_scored_answers(at, name)) for name in names})
+    return summarize_answers({name: _answers_frame(at, name) for name in names})
 
 
 @cached(max_entries=32)
 def answer_table(at: Snapshot, config: str) -> pd.DataFrame:
     """Every answer of ``config`` with its scores, worst first."""
-    return worst_first(answers_frame(_scored_answers(at, config)))
+    return worst_first(_answers_frame(at, config))
 
 
 @cached(max_entries=32)
@@ -547,9 +546,11 @@ def abstentions(at: Snapshot, config: str) -> pd.DataFrame:
     return abstention_matrix(answer_table(at, config))
 
 
-def scored_answer(source: Source | Snapshot, config: str, question: str) -> ScoredAnswer:
+# One answer with its rebuilt context: a record, drawn and not copied, so kept as it is.
+@cached(max_entries=64, resource=True)
+def scored_answer(at: Snapshot, config: str, question: str) -> ScoredAnswer:
     """One answer of ``config`` with its question, rebuilt context and gold chunks."""
-    return next(entry for entry in _scored_answers(source, config) if entry.record.question_id == question)
+    return workspace_answer(at.workspace, config, question)
 
 
 @cached(max_entries=64)

@@ -13,17 +13,19 @@ leaving out answers that cite nothing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contextgrid.answering.context import DEFAULT_TOKENIZER, ContextBuilder
+import numpy as np
+import numpy.typing as npt
 
-# WORD is score_answer's word rule: marking reuses it so that marking and scoring agree word for word.
-from contextgrid.answering.lexical import score_answer_words
+from contextgrid.answering.context import DEFAULT_TOKENIZER, ContextBuilder, context_from_chunks
+from contextgrid.answering.lexical import answer_score, answer_scores
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
-from contextgrid.core.text import words
+from contextgrid.core.text import CITATION, WORD, words
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -37,17 +39,22 @@ from contextgrid.data.tables import QrelsTable
 if TYPE_CHECKING:
     import pandas as pd
 
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 __all__ = [
     "ANSWER_COLUMNS",
     "SCORE_COLUMNS",
     "SUMMARY_COLUMNS",
+    "ChunkWords",
     "ScoredAnswer",
     "abstention_matrix",
     "answers_frame",
+    "chunk_words",
     "invalid_citations",
     "passages_frame",
     "score_answers",
+    "score_frame",
     "summarize_answers",
     "worst_first",
 ]
@@ -128,16 +135,323 @@ def _refuse(
     return record.source.error(expected)
 
 
+_SEPARATOR = "\x01"
+"""What joins texts to be split into words in one pass: no word, no citation marker and no whitespace holds it."""
+
+_WORD_OR_SEPARATOR = re.compile(f"{WORD.pattern}|{_SEPARATOR}")
+
+
+def _word_rows(texts: Sequence[str]) -> tuple[IntArray, IntArray, pd.Index]:
+    """Each distinct word of each text (``words``' rule): the text's position, the word's code and the words.
+
+    Rows are sorted by text, then by code; codes index the returned words.
+    """
+    import pandas as pd
+
+    joined = _SEPARATOR.join(texts)
+    if joined.count(_SEPARATOR) != max(len(texts) - 1, 0):
+        # A text that holds the separator itself is split on its own, as words() splits it.
+        found = [sorted(words(text)) for text in texts]
+        owner = np.repeat(np.arange(len(texts), dtype=np.int64), [len(each) for each in found])
+        flat: list[str] = [word for each in found for word in each]
+        codes, vocabulary = pd.factorize(np.array(flat, dtype=object))
+        return (*_distinct(owner, codes.astype(np.int64), len(vocabulary)), pd.Index(vocabulary, dtype="object"))
+    # words() on each text, in one pass: apostrophes made one, citation markers out, then every match.
+    matches = np.array(_WORD_OR_SEPARATOR.findall(CITATION.sub(" ", joined.replace("’", "'"))), dtype=object)
+    is_separator = matches == _SEPARATOR
+    owner = np.cumsum(is_separator, dtype=np.int64)[~is_separator]
+    raw, spelled = pd.factorize(matches[~is_separator])
+    # Each distinct match folded once; spellings that fold alike ("Days", "days") become one code.
+    folded, vocabulary = pd.factorize(np.array([word.casefold() for word in spelled], dtype=object))
+    codes = folded[raw].astype(np.int64) if len(raw) else np.zeros(0, dtype=np.int64)
+    return (*_distinct(owner, codes, len(vocabulary)), pd.Index(vocabulary, dtype="object"))
+
+
+def _unique(values: IntArray) -> IntArray:
+    """The distinct ``values``, ascending (``np.unique`` by a sort: several times faster than its hashing)."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+
+
+def _distinct(owner: IntArray, codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """The distinct (owner, code) pairs, sorted."""
+    keys = _unique(owner * max(size, 1) + codes)
+    return keys // max(size, 1), keys % max(size, 1)
+
+
+def _members(keys: IntArray, wanted: IntArray) -> BoolArray:
+    """Whether each of ``wanted`` is among the sorted ``keys``."""
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=bool)
+    found = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.asarray(keys[found] == wanted)
+
+
+def _expand(starts: IntArray, lengths: IntArray) -> tuple[IntArray, IntArray]:
+    """For rows with a stretch ``[start, start + length)`` each: every position of every stretch, and its row."""
+    row = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64), row
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkWords:
+    """The chunks of one chunking with their words, found once and coded, for scoring any number of answers.
+
+    ``chunks`` are distinct by id (the last of a repeated id kept, as a
+    mapping keeps it); chunk ``i``'s words are ``vocabulary[code[j]]`` for
+    ``j`` in ``start[i]`` to ``start[i] + size[i]``, ``code`` ascending within
+    each chunk. Made by :func:`chunk_words`.
+    """
+
+    chunks: tuple[Chunk, ...]
+    ids: pd.Index
+    vocabulary: pd.Index
+    code: IntArray
+    start: IntArray
+    size: IntArray
+
+    def __post_init__(self) -> None:
+        if not len(self.chunks) == len(self.ids) == len(self.start) == len(self.size):
+            raise ContextGridError("ChunkWords: chunks, ids, start and size must be one per chunk")
+        if int(self.size.sum()) != len(self.code):
+            raise ContextGridError("ChunkWords: the sizes must add up to the codes")
+
+    @property
+    def keys(self) -> IntArray:
+        """Each (chunk, word) pair as ``chunk * len(vocabulary) + code``, ascending."""
+        owner = np.repeat(np.arange(len(self.chunks), dtype=np.int64), self.size)
+        return owner * max(len(self.vocabulary), 1) + self.code
+
+
+def chunk_words(chunks: Iterable[Chunk]) -> ChunkWords:
+    """The words of every chunk of a chunking (``words(chunk.text)``), found in one pass and coded.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> days = cg.Chunk("b", cg.Span("d", 0, 4), "Days")
+    >>> found = chunk_words([cg.Chunk("a", cg.Span("d", 0, 12), "Thirty days."), days])
+    >>> list(found.vocabulary), found.code.tolist(), found.size.tolist()
+    (['thirty', 'days'], [0, 1, 1], [2, 1])
+    """
+    import pandas as pd
+
+    by_id = {chunk.id: chunk for chunk in chunks}
+    given = tuple(by_id.values())
+    owner, code, vocabulary = _word_rows([chunk.text for chunk in given])
+    size = np.bincount(owner, minlength=len(given)).astype(np.int64)
+    start = (np.cumsum(size) - size).astype(np.int64)
+    return ChunkWords(given, pd.Index(list(by_id), dtype="object"), vocabulary, code, start, size)
+
+
+def score_frame(
+    items: Iterable[EvalItem],
+    answers: Iterable[AnswerRecord],
+    chunks: Iterable[Chunk] | ChunkWords,
+    qrels: Mapping[str, Mapping[str, int]],
+    *,
+    source: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
+    """Every answer scored on columns: :func:`answers_frame` of :func:`score_answers`, without a record per answer.
+
+    Each answer's words are looked up in its context's chunks' words and its
+    question's gold chunks' words, all coded as integers: the words of each
+    chunk are found once (give ``chunks`` as :func:`chunk_words` made them to
+    find them once for many calls), and the rules are
+    :func:`~contextgrid.answering.lexical.answer_scores`.
+
+    Parameters
+    ----------
+    items, answers, chunks, qrels, source
+        As for :func:`score_answers`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per answer (index ``question_id``, in the order of
+        ``answers``), columns :data:`ANSWER_COLUMNS`.
+
+    Raises
+    ------
+    InputFileError
+        (or :class:`ContextGridError` without ``source``) as :func:`score_answers`.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.data.records import AnswerRecord
+    >>> chunk = cg.Chunk("a", cg.Span("d", 0, 12), "Thirty days.")
+    >>> record = AnswerRecord("q1", cg.Answer("Thirty days [1][4].", citations=(1, 4)), context_chunk_ids=("a",))
+    >>> frame = score_frame([cg.EvalItem("q1", "How long?")], [record], [chunk], {"q1": {"a": 1}})
+    >>> print(frame[["passages", "invalid_citations", "groundedness", "citation_accuracy"]].to_string())
+                 passages invalid_citations  groundedness  citation_accuracy
+    question_id
+    q1                  1              (4,)           1.0                0.5
+    """
+    import pandas as pd
+
+    records = tuple(answers)
+    prepared = chunks if isinstance(chunks, ChunkWords) else chunk_words(chunks)
+    by_question = {item.id: item for item in items}
+    question_ids = [record.question_id for record in records]
+    texts = [record.answer.text for record in records]
+    context_ids = [record.context_chunk_ids for record in records]
+    passages = np.array([len(ids) for ids in context_ids], dtype=np.int64)
+    asked = pd.Index(list(by_question), dtype="object").get_indexer(pd.Index(question_ids)).astype(np.int64)
+    # Each passage of each context as a row: the answer's position and the chunk's.
+    context_answer = np.repeat(np.arange(len(records), dtype=np.int64), passages)
+    flat = pd.Index([chunk_id for ids in context_ids for chunk_id in ids], dtype="object")
+    context_chunk = prepared.ids.get_indexer(flat).astype(np.int64)
+    _check(records, asked, context_answer, context_chunk, prepared, by_question, source)
+
+    # The gold chunks of each question answered: graded above 0 and among the chunks.
+    table = QrelsTable.from_dict(qrels) if not isinstance(qrels, QrelsTable) else qrels
+    graded = table.table
+    gold_question = pd.Index(list(by_question), dtype="object").get_indexer(
+        graded.column("question_id").to_numpy(zero_copy_only=False)
+    )
+    gold_chunk = prepared.ids.get_indexer(graded.column("chunk_id").to_numpy(zero_copy_only=False))
+    keep = (graded.column("grade").to_numpy() > 0) & (gold_chunk >= 0) & np.isin(gold_question, asked)
+    gold_question, gold_chunk = gold_question[keep].astype(np.int64), gold_chunk[keep].astype(np.int64)
+
+    # Every answer's words, coded with the chunks' vocabulary (a word no chunk has gets a code of its own).
+    owner, answer_codes, answer_vocabulary = _word_rows(texts)
+    known = prepared.vocabulary.get_indexer(answer_vocabulary).astype(np.int64)
+    unknown = known < 0
+    known[unknown] = len(prepared.vocabulary) + np.arange(int(unknown.sum()), dtype=np.int64)
+    word = known[answer_codes]
+    size = max(len(prepared.vocabulary), 1)
+
+    # Grounded: a word any chunk of the answer's context holds.
+    answer_words = np.bincount(owner, minlength=len(records)).astype(np.int64)
+    starts = np.searchsorted(context_answer, np.arange(len(records)))
+    at, word_row = _expand(starts[owner], passages[owner])
+    # A word no chunk has is in no context (and its code, past the chunks' words, would read as another chunk's).
+    in_context = _members(prepared.keys, context_chunk[at] * size + word[word_row]) & (word[word_row] < size)
+    grounded_rows = _unique(word_row[in_context])
+    grounded = np.bincount(owner[grounded_rows], minlength=len(records)).astype(np.int64)
+
+    # The gold words of each question: the distinct words of its gold chunks.
+    at, gold_row = _expand(prepared.start[gold_chunk], prepared.size[gold_chunk])
+    wide = size + int(unknown.sum())
+    gold_keys = _unique(gold_question[gold_row] * wide + prepared.code[at])
+    gold_words = np.bincount(gold_keys // wide, minlength=len(by_question)).astype(np.int64)
+    gold_used = np.bincount(owner[_members(gold_keys, asked[owner] * wide + word)], minlength=len(records)).astype(
+        np.int64
+    )
+
+    # The distinct passage numbers each answer cites, and those its context has no passage for.
+    citations = [record.answer.citations for record in records]
+    cited_answer = np.repeat(np.arange(len(records), dtype=np.int64), [len(numbers) for numbers in citations])
+    cited_number = np.array([number for numbers in citations for number in numbers], dtype=np.int64)
+    cited_answer, cited_number = _distinct(cited_answer, cited_number, int(cited_number.max(initial=0)) + 1)
+    outside = cited_number > passages[cited_answer]
+    missing: list[list[int]] = [[] for _ in records]
+    for row, number in zip(cited_answer[outside].tolist(), cited_number[outside].tolist(), strict=True):
+        missing[row].append(number)
+
+    resolved = np.array([item.is_resolved for item in by_question.values()], dtype=bool)
+    scores = answer_scores(
+        question_ids,
+        texts,
+        words=answer_words,
+        grounded=grounded,
+        gold_words=gold_words[asked],
+        gold_used=gold_used,
+        cited=np.bincount(cited_answer, minlength=len(records)).astype(np.int64),
+        missing=missing,
+        passages=passages,
+        resolved=resolved[asked],
+    )
+    questions = [item.question for item in by_question.values()]
+    return _laid_out(
+        {
+            "question": [questions[row] for row in asked.tolist()],
+            "answer": texts,
+            "passages": passages,
+            "citations": citations,
+            "invalid_citations": [tuple(numbers) for numbers in missing],
+            "groundedness": scores["groundedness"].to_numpy(),
+            "citation_accuracy": scores["citation_accuracy"].to_numpy(),
+            "evidence_overlap": scores["evidence_overlap"].to_numpy(),
+            "abstained": scores["abstained"].to_numpy(),
+            "should_have_abstained": scores["should_have_abstained"].to_numpy(),
+            "abstention_correct": (scores["abstained"] == scores["should_have_abstained"]).to_numpy(),
+            "problems": scores["warnings"].map(len).to_numpy(),
+            "warnings": scores["warnings"].tolist(),
+        },
+        question_ids,
+    )
+
+
+def _laid_out(
+    columns: Mapping[str, Sequence[object] | npt.NDArray[np.generic]], question_ids: list[str]
+) -> pd.DataFrame:
+    """The columns of :func:`answers_frame` as its frame, each column of its type."""
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {name: columns[name] for name in ANSWER_COLUMNS},
+        columns=pd.Index(ANSWER_COLUMNS),
+        index=pd.Index(question_ids, name="question_id", dtype="object"),
+    )
+    types = dict.fromkeys(("groundedness", "citation_accuracy", "evidence_overlap"), "float64")
+    types |= dict.fromkeys(("abstained", "should_have_abstained", "abstention_correct"), "bool")
+    return frame.astype(types | {"passages": "int64", "problems": "int64"})
+
+
+def _check(
+    records: Sequence[AnswerRecord],
+    asked: IntArray,
+    context_answer: IntArray,
+    context_chunk: IntArray,
+    prepared: ChunkWords,
+    by_question: Mapping[str, EvalItem],
+    source: str | os.PathLike[str] | None,
+) -> None:
+    """Refuse the first answer to an unknown question or with a context that names an unknown chunk or one twice."""
+    import pandas as pd
+
+    repeated = pd.Series(context_answer * max(len(prepared.ids), 1) + context_chunk).duplicated().to_numpy()
+    bad = np.union1d(np.flatnonzero(asked < 0), context_answer[(context_chunk < 0) | repeated])
+    if not len(bad):
+        return
+    # The first bad answer is refused as the record path refuses it, check by check.
+    position = int(bad[0])
+    record = records[position]
+    if record.question_id not in by_question:
+        raise _refuse(source, position, record, f"answers question {record.question_id!r}, which is not a question")
+    by_id = dict(zip(prepared.ids, prepared.chunks, strict=True))
+    unknown = [chunk_id for chunk_id in record.context_chunk_ids if chunk_id not in by_id]
+    if unknown:
+        raise _refuse(
+            source,
+            position,
+            record,
+            f"the context names chunk(s) {', '.join(map(repr, unknown))}, which are not chunks of this "
+            "configuration's chunking",
+        )
+    try:
+        context_from_chunks(by_id[chunk_id] for chunk_id in record.context_chunk_ids)
+    except ContextGridError as error:
+        raise _refuse(source, position, record, str(error)) from None
+
+
 def score_answers(
     items: Iterable[EvalItem],
     answers: Iterable[AnswerRecord],
-    chunks: Iterable[Chunk],
+    chunks: Iterable[Chunk] | ChunkWords,
     qrels: Mapping[str, Mapping[str, int]],
     *,
     source: str | os.PathLike[str] | None = None,
     tokenizer: Tokenizer = DEFAULT_TOKENIZER,
 ) -> tuple[ScoredAnswer, ...]:
     """Judge every answer against the context its chunk ids rebuild, with :func:`~contextgrid.score_answer`.
+
+    The scores are :func:`score_frame`'s; each answer is given as a record
+    with its rebuilt context. For many answers, :func:`score_frame` alone is
+    much lighter: no context is rebuilt.
 
     Parameters
     ----------
@@ -146,8 +460,9 @@ def score_answers(
         should have abstained).
     answers : iterable of AnswerRecord
         As :func:`~contextgrid.io.read_answers` returns them.
-    chunks : iterable of Chunk
-        The chunks of the configuration the answers were generated from.
+    chunks : iterable of Chunk, or ChunkWords
+        The chunks of the configuration the answers were generated from (or
+        their words, as :func:`chunk_words` found them).
     qrels : mapping
         ``{question_id: {chunk_id: grade}}`` for that chunking; the chunks
         graded above 0 are an answer's gold chunks.
@@ -167,54 +482,29 @@ def score_answers(
     ------
     InputFileError
         (or :class:`ContextGridError` without ``source``) for an answer to a
-        question that is not among ``items``, or whose context names a chunk
-        that is not among ``chunks``.
+        question that is not among ``items``, or whose context names a
+        chunk that is not among ``chunks``, or one chunk twice.
     """
-    by_question = {item.id: item for item in items}
-    by_id = {chunk.id: chunk for chunk in chunks}
+    records = tuple(answers)
+    given = tuple(items)
+    prepared = chunks if isinstance(chunks, ChunkWords) else chunk_words(chunks)
+    frame = score_frame(given, records, prepared, qrels, source=source)
+    by_question = {item.id: item for item in given}
+    by_id = dict(zip(prepared.ids, prepared.chunks, strict=True))
     # A QrelsTable finds each question's row by a search; its dict, built once, finds it by hash.
-    judged = qrels.to_dict() if isinstance(qrels, QrelsTable) else qrels
+    judged = qrels.to_dict() if isinstance(qrels, QrelsTable) and len(records) > 1 else qrels
     build = ContextBuilder(tokenizer=tokenizer)
-    # Each chunk's words are found once, however many contexts and gold sets hold it.
-    chunk_words: dict[str, frozenset[str]] = {}
-
-    def words_of(chunk: Chunk) -> frozenset[str]:
-        found = chunk_words.get(chunk.id)
-        if found is None:
-            found = chunk_words[chunk.id] = words(chunk.text)
-        return found
-
-    scored = []
-    for position, record in enumerate(answers):
-        item = by_question.get(record.question_id)
-        if item is None:
-            raise _refuse(source, position, record, f"answers question {record.question_id!r}, which is not a question")
-        unknown = [chunk_id for chunk_id in record.context_chunk_ids if chunk_id not in by_id]
-        if unknown:
-            raise _refuse(
-                source,
-                position,
-                record,
-                f"the context names chunk(s) {', '.join(map(repr, unknown))}, which are not chunks of this "
-                "configuration's chunking",
-            )
-        try:
-            context = build(by_id[chunk_id] for chunk_id in record.context_chunk_ids)
-        except ContextGridError as error:
-            raise _refuse(source, position, record, str(error)) from None
-        judgements = dict(judged.get(record.question_id, {}))
-        gold = [words_of(by_id[chunk_id]) for chunk_id, grade in judgements.items() if grade > 0 and chunk_id in by_id]
-        score = score_answer_words(
-            item,
-            record.answer,
-            context,
-            # The [n] labels are citation markers and whitespace parts the passages: the context's words are its
-            # chunks' words.
-            context_words=[words_of(chunk) for chunk in context.chunks],
-            gold_words=gold[0] if len(gold) == 1 else frozenset().union(*gold),
+    scores = frame.assign(item_id=frame.index)
+    return tuple(
+        ScoredAnswer(
+            by_question[record.question_id],
+            record,
+            build(by_id[chunk_id] for chunk_id in record.context_chunk_ids),
+            dict(judged.get(record.question_id, {})),
+            answer_score(row),
         )
-        scored.append(ScoredAnswer(item, record, context, judgements, score))
-    return tuple(scored)
+        for record, row in zip(records, scores.itertuples(index=False), strict=True)
+    )
 
 
 def invalid_citations(answer: Answer, context: AssembledContext) -> tuple[int, ...]:
@@ -237,34 +527,27 @@ def answers_frame(scored: Sequence[ScoredAnswer]) -> pd.DataFrame:
     ``citation_accuracy`` is ``NaN`` where the answer cited nothing; ``problems``
     counts its warnings.
     """
-    import pandas as pd
-
-    rows = [
-        (
-            entry.item.question,
-            entry.record.answer.text,
-            len(entry.context.chunks),
-            entry.record.answer.citations,
-            invalid_citations(entry.record.answer, entry.context),
-            entry.score.groundedness,
-            float("nan") if entry.score.citation_accuracy is None else entry.score.citation_accuracy,
-            entry.score.evidence_overlap,
-            entry.score.abstained,
-            entry.score.should_have_abstained,
-            entry.score.abstention_correct,
-            len(entry.score.warnings),
-            tuple(entry.score.warnings),
-        )
-        for entry in scored
-    ]
-    frame = pd.DataFrame(
-        rows,
-        columns=pd.Index(ANSWER_COLUMNS),
-        index=pd.Index([entry.record.question_id for entry in scored], name="question_id", dtype="object"),
+    return _laid_out(
+        {
+            "question": [entry.item.question for entry in scored],
+            "answer": [entry.record.answer.text for entry in scored],
+            "passages": [len(entry.context.chunks) for entry in scored],
+            "citations": [entry.record.answer.citations for entry in scored],
+            "invalid_citations": [invalid_citations(entry.record.answer, entry.context) for entry in scored],
+            "groundedness": [entry.score.groundedness for entry in scored],
+            "citation_accuracy": [
+                float("nan") if entry.score.citation_accuracy is None else entry.score.citation_accuracy
+                for entry in scored
+            ],
+            "evidence_overlap": [entry.score.evidence_overlap for entry in scored],
+            "abstained": [entry.score.abstained for entry in scored],
+            "should_have_abstained": [entry.score.should_have_abstained for entry in scored],
+            "abstention_correct": [entry.score.abstention_correct for entry in scored],
+            "problems": [len(entry.score.warnings) for entry in scored],
+            "warnings": [tuple(entry.score.warnings) for entry in scored],
+        },
+        [entry.record.question_id for entry in scored],
     )
-    types = dict.fromkeys(("groundedness", "citation_accuracy", "evidence_overlap"), "float64")
-    types |= dict.fromkeys(("abstained", "should_have_abstained", "abstention_correct"), "bool")
-    return frame.astype(types | {"passages": "int64", "problems": "int64"})
 
 
 def worst_first(frame: pd.DataFrame) -> pd.DataFrame:

@@ -7,13 +7,30 @@ repetition neither helps nor hurts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.core.text import words
 from contextgrid.data.records import Answer, AnswerScore, AssembledContext, Chunk, EvalItem
 
-__all__ = ["ABSTENTION_PHRASES", "GROUNDEDNESS_FLOOR", "is_abstention", "score_answer", "score_answer_words"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ABSTENTION_PHRASES",
+    "GROUNDEDNESS_FLOOR",
+    "answer_score",
+    "answer_scores",
+    "is_abstention",
+    "score_answer",
+]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 ABSTENTION_PHRASES: tuple[str, ...] = (
@@ -101,55 +118,136 @@ def score_answer(
         if not isinstance(value, kind):
             raise ContextGridError(f"score_answer: {name} must be of type {kind.__name__}, got {value!r}")
     gold_words = frozenset().union(*(words(chunk.text) for chunk in gold_chunks))
-    return score_answer_words(item, answer, context, context_words=[words(context.text)], gold_words=gold_words)
+    answer_words = words(answer.text)
+    cited = set(answer.citations)
+    (row,) = answer_scores(
+        [item.id],
+        [answer.text],
+        words=np.array([len(answer_words)]),
+        grounded=np.array([len(answer_words & words(context.text))]),
+        gold_words=np.array([len(gold_words)]),
+        gold_used=np.array([len(answer_words & gold_words)]),
+        cited=np.array([len(cited)]),
+        missing=[sorted(number for number in cited if number > len(context.chunks))],
+        passages=np.array([len(context.chunks)]),
+        resolved=np.array([item.is_resolved]),
+    ).itertuples(index=False)
+    return answer_score(row)
 
 
-def score_answer_words(
-    item: EvalItem,
-    answer: Answer,
-    context: AssembledContext,
+def answer_score(row: Any) -> AnswerScore:
+    """One row of :func:`answer_scores` (a named tuple, as ``itertuples`` gives) as an :class:`AnswerScore`."""
+    return AnswerScore(
+        item_id=row.item_id,
+        groundedness=float(row.groundedness),
+        citation_accuracy=None if np.isnan(row.citation_accuracy) else float(row.citation_accuracy),
+        evidence_overlap=float(row.evidence_overlap),
+        abstained=bool(row.abstained),
+        should_have_abstained=bool(row.should_have_abstained),
+        warnings=list(row.warnings),
+    )
+
+
+def answer_scores(
+    item_ids: Sequence[str],
+    texts: Sequence[str],
     *,
-    context_words: Iterable[Set[str]],
-    gold_words: Set[str],
-) -> AnswerScore:
-    """:func:`score_answer` with the words of the context and of the gold chunks already found.
+    words: IntArray,
+    grounded: IntArray,
+    gold_words: IntArray,
+    gold_used: IntArray,
+    cited: IntArray,
+    missing: Sequence[list[int]],
+    passages: IntArray,
+    resolved: BoolArray,
+) -> pd.DataFrame:
+    """:func:`score_answer`'s rules on columns, one row per answer, from the counts of word sets.
 
-    For a caller that reads each chunk's words once and scores many answers
-    whose contexts share chunks (:func:`~contextgrid.answering.batch.score_answers`):
-    ``context_words`` are sets of words whose union is
-    ``words(context.text)`` (each passage's, or that one set),
-    ``gold_words`` is the union of the gold chunks' words. The arguments are
-    not checked again.
+    The one copy of the rules: :func:`score_answer` counts one answer's
+    words with sets, :func:`~contextgrid.answering.batch.score_frame` counts
+    many on coded columns, and both end here.
+
+    Parameters
+    ----------
+    item_ids, texts : sequence of str
+        Each answer's question id and text.
+    words : int array
+        How many distinct words each answer has.
+    grounded : int array
+        How many of them the context holds.
+    gold_words : int array
+        How many distinct words the gold chunks hold.
+    gold_used : int array
+        How many of those the answer has.
+    cited : int array
+        How many distinct passage numbers the answer cites.
+    missing : sequence of list of int
+        The cited numbers the context has no passage for, ascending.
+    passages : int array
+        How many passages the context holds.
+    resolved : bool array
+        Whether the question's gold evidence was resolved.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item_id``, ``groundedness``, ``citation_accuracy`` (``NaN``
+        without citations), ``evidence_overlap``, ``abstained``,
+        ``should_have_abstained`` and ``warnings`` (a tuple of str per answer).
 
     Examples
     --------
-    >>> import contextgrid as cg
-    >>> from contextgrid.core.text import words
-    >>> item = cg.EvalItem(id="q1", question="How long?")
-    >>> chunk = cg.Chunk("a", cg.Span("d", 0, 12), "Thirty days.")
-    >>> context = cg.AssembledContext(text="[1] Thirty days.", chunks=(chunk,), tokens=6)
-    >>> answer = cg.Answer("Thirty days [1].", citations=(1,))
-    >>> found = words(chunk.text)
-    >>> fast = score_answer_words(item, answer, context, context_words=[found], gold_words=found)
-    >>> fast == cg.score_answer(item, answer, context, gold_chunks=[chunk])
-    True
+    >>> import numpy as np
+    >>> scores = answer_scores(["q1"], ["Thirty days [1][4]."], words=np.array([2]), grounded=np.array([1]),
+    ...                        gold_words=np.array([0]), gold_used=np.array([0]), cited=np.array([2]), missing=[[4]],
+    ...                        passages=np.array([1]), resolved=np.array([True]))
+    >>> scores[["groundedness", "citation_accuracy", "evidence_overlap"]].to_numpy().tolist()
+    [[0.5, 0.5, 0.0]]
+    >>> scores["warnings"].iloc[0]
+    ('cited passage(s) that were not in the context: [4]',)
     """
-    answer_words = words(answer.text)
-    # Set differences walk the answer's few words, not the context's many.
-    unfound = answer_words
-    for found in context_words:
-        unfound = unfound - found
-    groundedness = (len(answer_words) - len(unfound)) / len(answer_words) if answer_words else 0.0
+    import pandas as pd
 
-    cited = sorted(set(answer.citations))
-    missing = [number for number in cited if number > len(context.chunks)]
-    citation_accuracy = (len(cited) - len(missing)) / len(cited) if cited else None
+    words, grounded, gold_words, gold_used, cited, passages = (
+        np.asarray(column, dtype=np.int64) for column in (words, grounded, gold_words, gold_used, cited, passages)
+    )
+    resolved = np.asarray(resolved, dtype=bool)
+    # Divisions only where the count is above 0: the others are 0.0 (or no citation accuracy at all).
+    groundedness = np.divide(grounded, words, out=np.zeros(len(words)), where=words > 0)
+    missed = np.array([len(numbers) for numbers in missing], dtype=np.int64)
+    citation_accuracy = np.divide(cited - missed, cited, out=np.full(len(cited), np.nan), where=cited > 0)
+    evidence_overlap = np.divide(gold_used, gold_words, out=np.zeros(len(gold_words)), where=gold_words > 0)
+    abstained = np.array([is_abstention(text) for text in texts], dtype=bool)
+    should_have_abstained = ~resolved | (passages == 0)
+    warned = (~abstained & (groundedness < GROUNDEDNESS_FLOOR)) | (missed > 0) | (abstained != should_have_abstained)
+    warnings: list[tuple[str, ...]] = [()] * len(words)
+    # Only the answers with something to say are worded, one by one.
+    for row in np.flatnonzero(warned).tolist():
+        warnings[row] = _warnings(
+            float(groundedness[row]),
+            missing[row],
+            abstained=bool(abstained[row]),
+            should=bool(should_have_abstained[row]),
+            resolved=bool(resolved[row]),
+            passages=int(passages[row]),
+        )
+    return pd.DataFrame(
+        {
+            "item_id": pd.Series(list(item_ids), dtype="object"),
+            "groundedness": groundedness,
+            "citation_accuracy": citation_accuracy,
+            "evidence_overlap": evidence_overlap,
+            "abstained": abstained,
+            "should_have_abstained": should_have_abstained,
+            "warnings": pd.Series(warnings, dtype="object"),
+        }
+    )
 
-    evidence_overlap = len(answer_words & gold_words) / len(gold_words) if gold_words else 0.0
 
-    abstained = is_abstention(answer.text)
-    should_have_abstained = not item.is_resolved or not context.chunks
-
+def _warnings(
+    groundedness: float, missing: list[int], *, abstained: bool, should: bool, resolved: bool, passages: int
+) -> tuple[str, ...]:
+    """What went wrong with one answer, in words."""
     warnings = []
     if not abstained and groundedness < GROUNDEDNESS_FLOOR:
         warnings.append(
@@ -158,21 +256,13 @@ def score_answer_words(
         )
     if missing:
         warnings.append(f"cited passage(s) that were not in the context: {missing}")
-    if abstained and not should_have_abstained:
+    if abstained and not should:
         warnings.append("declined to answer although the context held passages and the gold evidence was resolved")
-    if should_have_abstained and not abstained:
+    if should and not abstained:
         reasons = []
-        if not item.is_resolved:
+        if not resolved:
             reasons.append("no gold evidence was resolved in this parse")
-        if not context.chunks:
+        if not passages:
             reasons.append("the context held no passages")
         warnings.append("answered although there was nothing to answer from: " + " and ".join(reasons))
-    return AnswerScore(
-        item_id=item.id,
-        groundedness=groundedness,
-        citation_accuracy=citation_accuracy,
-        evidence_overlap=evidence_overlap,
-        abstained=abstained,
-        should_have_abstained=should_have_abstained,
-        warnings=warnings,
-    )
+    return tuple(warnings)

@@ -1,26 +1,39 @@
-"""A workspace's generated answers, scored per configuration against its resolved questions."""
+"""A workspace's generated answers, scored per configuration against its resolved questions.
+
+The scores of a configuration's answers are :func:`workspace_answers_frame`, on columns; a record with its
+rebuilt context is made for the answers a caller shows (:func:`workspace_answer`), or for all of them
+(:func:`workspace_answers`). Each chunking's words are found once per workspace, whichever of these asks first.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from contextgrid.answering.batch import (
+    ChunkWords,
     ScoredAnswer,
-    answers_frame,
+    chunk_words,
     score_answers,
+    score_frame,
     summarize_answers,
 )
 from contextgrid.answering.context import DEFAULT_TOKENIZER
 from contextgrid.chunking import Tokenizer
-from contextgrid.core.errors import MissingWorkspaceInputError
-from contextgrid.data.records import EvalItem
+from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
+from contextgrid.data.records import AnswerRecord, EvalItem
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from contextgrid.workspace.model import Workspace
 
-__all__ = ["resolved_items", "workspace_answers", "workspace_summary"]
+__all__ = [
+    "resolved_items",
+    "workspace_answer",
+    "workspace_answers",
+    "workspace_answers_frame",
+    "workspace_summary",
+]
 
 
 def resolved_items(workspace: Workspace) -> tuple[EvalItem, ...]:
@@ -28,15 +41,8 @@ def resolved_items(workspace: Workspace) -> tuple[EvalItem, ...]:
     return workspace.resolved[0]
 
 
-def workspace_answers(
-    workspace: Workspace, name: str, *, tokenizer: Tokenizer = DEFAULT_TOKENIZER
-) -> tuple[ScoredAnswer, ...]:
-    """Every answer of configuration ``name``, scored with :func:`score_answers`.
-
-    Needs the workspace's questions and documents (to resolve the gold
-    evidence), the configuration's chunks and its answers; the gold chunks
-    come from the configuration's qrels.
-    """
+def _inputs(workspace: Workspace, name: str) -> tuple[tuple[AnswerRecord, ...], ChunkWords]:
+    """The answers of configuration ``name`` and its chunking's words (found once per chunks file)."""
     config = workspace.config(name)
     if config.answers is None:
         raise MissingWorkspaceInputError(
@@ -47,15 +53,80 @@ def workspace_answers(
             f"configuration {name!r} of workspace {workspace.name!r} has answers but names no chunks file; its "
             "answers' contexts are rebuilt from its chunks"
         )
-    items = resolved_items(workspace)
+    found = workspace.shared(("answer chunk words", config.chunks), lambda: chunk_words(workspace.chunks(name)))
+    return workspace.answers(name), found
+
+
+def workspace_answers_frame(workspace: Workspace, name: str) -> pd.DataFrame:
+    """Every answer of configuration ``name`` scored, one row each: :func:`~contextgrid.answering.batch.score_frame`.
+
+    Needs the workspace's questions and documents (to resolve the gold
+    evidence), the configuration's chunks and its answers; the gold chunks
+    come from the configuration's qrels.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.answering.batch import answers_frame
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> workspace = cg.load_workspace(SAMPLE)
+    >>> frame = workspace_answers_frame(workspace, "bm25-recursive-200-0")
+    >>> len(frame), frame.equals(answers_frame(workspace_answers(workspace, "bm25-recursive-200-0")))
+    (274, True)
+    """
+    records, found = _inputs(workspace, name)
+    return score_frame(
+        resolved_items(workspace), records, found, workspace.qrels(name), source=workspace.config(name).answers
+    )
+
+
+def workspace_answers(
+    workspace: Workspace, name: str, *, tokenizer: Tokenizer = DEFAULT_TOKENIZER
+) -> tuple[ScoredAnswer, ...]:
+    """Every answer of configuration ``name`` as a record, scored with :func:`score_answers`.
+
+    Needs what :func:`workspace_answers_frame` needs; each record keeps its
+    rebuilt context, so for the scores alone the frame is much lighter.
+    """
+    records, found = _inputs(workspace, name)
     return score_answers(
-        items,
-        workspace.answers(name),
-        workspace.chunks(name),
+        resolved_items(workspace),
+        records,
+        found,
         workspace.qrels(name),
-        source=config.answers,
+        source=workspace.config(name).answers,
         tokenizer=tokenizer,
     )
+
+
+def workspace_answer(
+    workspace: Workspace, name: str, question_id: str, *, tokenizer: Tokenizer = DEFAULT_TOKENIZER
+) -> ScoredAnswer:
+    """The answer of configuration ``name`` to ``question_id`` (its first, if it answered twice), as a record.
+
+    Scored as :func:`workspace_answers` scores it; only that answer's
+    context is rebuilt.
+
+    Raises
+    ------
+    InvalidParameterError
+        The configuration did not answer ``question_id``.
+    """
+    records, found = _inputs(workspace, name)
+    record = next((record for record in records if record.question_id == question_id), None)
+    if record is None:
+        raise parameter_error(
+            "workspace_answer", "question_id", f"a question configuration {name!r} answered", question_id
+        )
+    (scored,) = score_answers(
+        resolved_items(workspace),
+        [record],
+        found,
+        workspace.qrels(name),
+        source=workspace.config(name).answers,
+        tokenizer=tokenizer,
+    )
+    return scored
 
 
 def workspace_summary(workspace: Workspace) -> pd.DataFrame:
@@ -65,4 +136,4 @@ def workspace_summary(workspace: Workspace) -> pd.DataFrame:
         raise MissingWorkspaceInputError(
             f'workspace {workspace.name!r} has no answers: add answers = "..." to a [[config]] of its manifest'
         )
-    return summarize_answers({name: answers_frame(workspace_answers(workspace, name)) for name in names})
+    return summarize_answers({name: workspace_answers_frame(workspace, name) for name in names})
