@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Concatenate, ParamSpec, TypeVar
+from types import MappingProxyType
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -277,8 +278,7 @@ def prepare(source: Source) -> None:
     if not missing_evidence(source):
         # A workspace the budget cannot be measured on is said on the page, where the grid still draws.
         with contextlib.suppress(ContextGridError):
-            budget_means(source)
-            budget_frontier(source)
+            budget_figure(source)
             budget_verdict(source)
 
 
@@ -363,10 +363,12 @@ def question_table(at: Snapshot, config: str, k: int) -> pd.DataFrame:
     return question_scores(ws.qrels(config), ws.run(config), k)
 
 
-def question_texts(source: Source | Snapshot) -> dict[str, str] | None:
+# Read only, and asked for on every run of several pages (once per group of questions on Compare): kept as it is.
+@cached(max_entries=16, resource=True)
+def question_texts(at: Snapshot) -> Mapping[str, str] | None:
     """Each question's text by id, when the workspace has questions."""
-    ws = _workspace(source)
-    return None if ws.questions_path is None else {entry.id: entry.question for entry in ws.questions}
+    ws = at.workspace
+    return None if ws.questions_path is None else MappingProxyType({entry.id: entry.question for entry in ws.questions})
 
 
 def questions_by_id(source: Source | Snapshot, ids: tuple[str, ...]) -> pd.DataFrame:
@@ -698,3 +700,33 @@ def budget_verdict(at: Snapshot) -> BudgetVerdict:
 def budget_parting(at: Snapshot, a: str, b: str) -> tuple[int | None, str | None]:
     """:meth:`BudgetCurves.parting`: the smallest budget at which ``a`` and ``b`` differ significantly."""
     return budget_curves(at).parting(a, b)
+
+
+# -- figures a page draws on every run (pages/overview.py, pages/compare.py) -----------------------
+# Building a figure validates every trace, a fifth of a second for thousands of questions or fifty curves: each
+# is built once for what it shows and kept as it is (st.plotly_chart only reads it).
+
+
+@cached(max_entries=4, resource=True)
+def budget_figure(at: Snapshot) -> Any:
+    """``budget_plot``: every configuration's curve of evidence against the budget, and the frontier."""
+    from contextgrid.render.budget_figures import budget_plot
+
+    return budget_plot(budget_means(at), budget_frontier(at), parameters(at))
+
+
+@cached(max_entries=16, resource=True)
+def pair_figure(at: Snapshot, metric: str, k: int, a: str, b: str) -> Any:
+    """``pair_scatter`` of :func:`changes`: each question's ``metric@k`` under ``a`` against ``b``."""
+    from contextgrid.render.grid_charts import pair_scatter
+
+    return pair_scatter(changes(at, metric, k, a, b), a, b, f"{metric}@{k}")
+
+
+@cached(max_entries=16, resource=True)
+def budget_pair_figure(at: Snapshot, a: str, b: str) -> Any:
+    """``budget_pair_plot`` of ``a`` and ``b``'s curves, marked where they part (:func:`budget_parting`)."""
+    from contextgrid.render.budget_figures import budget_pair_plot
+
+    parted, _ = budget_parting(at, a, b)
+    return budget_pair_plot(budget_means(at), a, b, parting=parted, params=parameters(at))

@@ -9,19 +9,19 @@ from contextgrid.analysis.budget_verdict import parting_sentence
 from contextgrid.analysis.causes import transition_sentence
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 from contextgrid.render import interval_plot
-from contextgrid.render.budget_figures import budget_pair_plot
 from contextgrid.render.export import image_config
-from contextgrid.render.grid_charts import pair_scatter
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.render.verdicts import verdict_table
 from contextgrid.significance import CORRECTIONS, PAIRED_TESTS
 from contextgrid.significance.wording import describe
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 st.title("Compare")
 source = _data.chosen_source(__file__)
+# One version of the source's content for the whole run: each fingerprint walks every file of a folder.
+at = _data.guard(lambda: _loading.snapshot(source), source=source)
 
-workspace = _data.usable_workspace(source)
+workspace = _data.usable_workspace(at)
 names = list(workspace.names)
 if len(names) < 2:
     st.info("Comparing needs at least two configurations.")
@@ -50,13 +50,15 @@ _state.report_unknown(
 pair_view, winner_view = st.tabs(["A against B", "Is the winner real?"], key="compare_view", bind="query-params")
 if pair_view.open:
     with pair_view:
-        changes = _data.guard(lambda: _data.changes(source, metric, k, a, b), source=source)
+        changes = _data.guard(lambda: _data.changes(at, metric, k, a, b), source=source)
         outcomes = changes["outcome"].value_counts()
         counts = st.columns(3)
         counts[0].metric(f"A wins on {label}", int(outcomes.get("win", 0)))
         counts[1].metric("Ties", int(outcomes.get("tie", 0)))
         counts[2].metric("A loses", int(outcomes.get("loss", 0)))
-        st.plotly_chart(pair_scatter(changes, a, b, label), theme=None, config=image_config(f"{label}-{a}-against-{b}"))
+        st.plotly_chart(
+            _data.pair_figure(at, metric, k, a, b), theme=None, config=image_config(f"{label}-{a}-against-{b}")
+        )
 
         up, down = st.columns(2)
         # Headers in words: each configuration's score, then A's minus B's; the outcome is the table's title.
@@ -82,26 +84,26 @@ if pair_view.open:
                 placeholder="",
             )
         st.subheader("How the causes move")
-        missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+        missing = _data.guard(lambda: _data.missing_evidence(at), source=source)
         if missing:
             st.caption(
                 "Naming causes needs questions, documents and chunks; the workspace has no "
                 f"{md(', no '.join(missing))}."
             )
         else:
-            moves = _data.guard(lambda: _data.transitions(source, k, b, a), source=source)
+            moves = _data.guard(lambda: _data.transitions(at, k, b, a), source=source)
             st.markdown(f"From {md(b)} to {md(a)} at k={k}: {md(transition_sentence(moves, limit=4))}")
             for start, end, count, ids in moves[["from", "to", "count", "questions"]].itertuples(index=False):
                 with st.expander(md(f"{count} from {start} to {end}")):
-                    st.dataframe(_data.questions_by_id(source, ids), width="stretch", placeholder="")
+                    st.dataframe(_data.questions_by_id(at, ids), width="stretch", placeholder="")
             st.subheader("At an equal context budget")
-            parting = _data.attempt(lambda: _data.budget_parting(source, a, b), source=source)
+            parting = _data.attempt(lambda: _data.budget_parting(at, a, b), source=source)
             if parting is not None:
                 parted, ahead = parting
-                budgets = _data.budget_curves(source).budgets
+                budgets = _data.budget_curves(at).budgets
                 st.markdown(md(parting_sentence(a, b, parted, ahead, budgets)))
                 st.plotly_chart(
-                    budget_pair_plot(_data.budget_means(source), a, b, parting=parted, params=_data.parameters(source)),
+                    _data.budget_pair_figure(at, a, b),
                     theme=None,
                     config=image_config(f"budget-{a}-against-{b}"),
                 )
@@ -129,7 +131,7 @@ if winner_view.open:
         )
         with st.spinner("Resampling the questions…"):
             result = _data.guard(
-                lambda: _data.comparison(source, metric, k, tuple(chosen), baseline, test, correction), source=source
+                lambda: _data.comparison(at, metric, k, tuple(chosen), baseline, test, correction), source=source
             )
         st.dataframe(verdict_table(result), width="stretch", hide_index=True, placeholder="")
         first = result.comparisons[0]

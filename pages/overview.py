@@ -12,7 +12,6 @@ from __future__ import annotations
 import streamlit as st
 
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
-from contextgrid.render.budget_figures import budget_plot
 from contextgrid.render.cause_figures import cause_bars, selected_bar
 from contextgrid.render.export import image_config
 from contextgrid.render.grid_charts import curves_plot, grid_heatmap, pivot_heatmap
@@ -43,7 +42,7 @@ if lacking:
         f"no {md(', no '.join(lacking))}. The metric@k grid below compares configurations at an equal number of "
         "chunks, which favours big chunks."
     )
-elif (budget_means := _data.attempt(lambda: _data.budget_means(at), source=source)) is None:
+elif _data.attempt(lambda: _data.budget_means(at), source=source) is None:
     # A file the budget cannot use (chunks that do not match a run) is said above; the grid still draws.
     verdict_line = None
 else:
@@ -51,7 +50,7 @@ else:
     verdict_line = st.empty()
     verdict_line.caption("Testing the best configuration at each budget against the runner-up …")
     st.plotly_chart(
-        budget_plot(budget_means, _data.budget_frontier(at), _data.parameters(at)),
+        _data.budget_figure(at),
         theme=None,
         config=image_config("evidence-at-equal-budgets"),
     )
