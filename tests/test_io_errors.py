@@ -309,3 +309,12 @@ def test_long_offending_text_is_shortened(tmp_path: Path) -> None:
     path = write(tmp_path / "test.qrels", "q1 0 c1 " + "x" * 500 + " extra\n")
     error = refused(path, read_qrels, "line 1", "got 5")
     assert len(str(error)) < 300
+
+
+def test_a_json_line_led_by_a_byte_order_mark_is_refused_as_json_loads_refuses_it(tmp_path: Path) -> None:
+    good = '{"id": "c0", "doc_id": "a", "start": 0, "end": 1, "text": "x"}'
+    path = tmp_path / "chunks.jsonl"
+    path.write_text(f"{good}\n\ufeff{good}\n", encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError) as parsed:
+        json.loads(f"\ufeff{good}")
+    refused(path, read_chunks, "line 2: ", f"got invalid JSON ({parsed.value.msg})")

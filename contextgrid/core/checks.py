@@ -9,7 +9,7 @@ grade or an offset is always a mistake, so :func:`is_whole` refuses it everywher
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from numbers import Integral, Real
 from typing import TypeGuard, TypeVar
 
@@ -42,6 +42,8 @@ def is_whole(value: object, *, minimum: int | None = None) -> TypeGuard[int]:
     >>> is_whole(3), is_whole(True), is_whole(3.0), is_whole(-1, minimum=0)
     (True, False, False, False)
     """
+    if type(value) is int:  # the common case, without the Integral ABC's slower check
+        return minimum is None or value >= minimum
     return isinstance(value, Integral) and not isinstance(value, bool) and (minimum is None or int(value) >= minimum)
 
 
@@ -59,8 +61,9 @@ def is_fraction(value: object, *, low_open: bool = False, high_open: bool = Fals
     return (number > 0.0 if low_open else number >= 0.0) and (number < 1.0 if high_open else number <= 1.0)
 
 
-def require(condition: bool, record: str, message: str) -> None:
-    """Refuse a record's field: ``record`` names the record (with its id), ``message`` the field and the value.
+def require(condition: bool, record: str | Callable[[], str], message: str) -> None:
+    """Refuse a record's field: ``record`` names the record (with its id), or is called to name it when the field
+    is refused; ``message`` names the field and the value.
 
     A bad field is a bad argument of the record's constructor, so the error is an :class:`InvalidParameterError`,
     as for a function's parameter; only the wording differs (attrs', naming the record, not sklearn's).
@@ -73,7 +76,7 @@ def require(condition: bool, record: str, message: str) -> None:
     contextgrid.core.errors.InvalidParameterError: Span('a.md'): start must be 0 or more, got -1
     """
     if not condition:
-        raise InvalidParameterError(f"{record}: {message}")
+        raise InvalidParameterError(f"{record if isinstance(record, str) else record()}: {message}")
 
 
 def check_int(value: object, *, function: str, parameter: str, minimum: int | None = None) -> int:

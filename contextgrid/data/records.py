@@ -3,12 +3,14 @@ contexts and answers.
 
 Every record is a frozen, slotted dataclass that checks its own fields, so a
 bad value is refused where it is made, with the value in the message, rather
-than surfacing later as a wrong number.
+than surfacing later as a wrong number. A record names itself only when it
+refuses a value: the reprs in its name would cost more than its checks, and
+readers make hundreds of thousands of valid records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
@@ -34,9 +36,9 @@ def _kind_name(kind: type) -> str:
     return "int" if kind is Integral else kind.__name__
 
 
-def _tuple_of(record: str, name: str, values: Iterable[Any], kind: type) -> tuple[Any, ...]:
+def _tuple_of(record: Callable[[], str], name: str, values: Iterable[Any], kind: type) -> tuple[Any, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InvalidParameterError(f"{record}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
+        raise InvalidParameterError(f"{record()}: {name} must be a sequence of {_kind_name(kind)}, got {values!r}")
     items = tuple(values)
     for position, item in enumerate(items):
         # Worded only for a bad item: the repr of a good one (a whole chunk's text) is not built to be dropped.
@@ -66,7 +68,9 @@ class Span:
     end: int
 
     def __post_init__(self) -> None:
-        label = f"Span({self.doc_id!r}, {self.start!r}, {self.end!r})"
+        def label() -> str:
+            return f"Span({self.doc_id!r}, {self.start!r}, {self.end!r})"
+
         require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
         require(is_whole(self.start) and is_whole(self.end), label, "start and end must be int")
         require(self.start >= 0, label, "start must be 0 or more")
@@ -92,7 +96,9 @@ class GoldSpan:
     quote: str | None = None
 
     def __post_init__(self) -> None:
-        label = f"GoldSpan({self.span!r}, grade={self.grade!r})"
+        def label() -> str:
+            return f"GoldSpan({self.span!r}, grade={self.grade!r})"
+
         require(isinstance(self.span, Span), label, "span must be a Span")
         require(is_whole(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
         require(self.quote is None or isinstance(self.quote, str), label, "quote must be a str or None")
@@ -111,7 +117,9 @@ class Anchor:
     grade: int = 2
 
     def __post_init__(self) -> None:
-        label = f"Anchor({self.doc_id!r}, {self.quote!r}, grade={self.grade!r})"
+        def label() -> str:
+            return f"Anchor({self.doc_id!r}, {self.quote!r}, grade={self.grade!r})"
+
         require(isinstance(self.doc_id, str) and self.doc_id != "", label, "doc_id must be a non-empty str")
         require(isinstance(self.quote, str) and self.quote.strip() != "", label, "quote must be a non-empty str")
         require(is_whole(self.grade) and self.grade >= 0, label, "grade must be an int, 0 or more")
@@ -131,7 +139,9 @@ class Chunk:
     text: str
 
     def __post_init__(self) -> None:
-        label = f"Chunk(id={self.id!r}, span={self.span!r})"
+        def label() -> str:
+            return f"Chunk(id={self.id!r}, span={self.span!r})"
+
         require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
         require(isinstance(self.span, Span), label, "span must be a Span")
         require(isinstance(self.text, str), label, f"text must be a str, got {type(self.text).__name__}")
@@ -164,7 +174,9 @@ class EvalItem:
     unplaced: tuple[GoldSpan, ...] = ()
 
     def __post_init__(self) -> None:
-        label = f"EvalItem(id={self.id!r})"
+        def label() -> str:
+            return f"EvalItem(id={self.id!r})"
+
         require(isinstance(self.id, str) and self.id != "", label, "id must be a non-empty str")
         require(isinstance(self.question, str), label, "question must be a str")
         object.__setattr__(self, "gold", _tuple_of(label, "gold", self.gold, GoldSpan))
@@ -200,7 +212,9 @@ class AssembledContext:
     tokens: int
 
     def __post_init__(self) -> None:
-        label = f"AssembledContext(tokens={self.tokens!r})"
+        def label() -> str:
+            return f"AssembledContext(tokens={self.tokens!r})"
+
         require(isinstance(self.text, str), label, "text must be a str")
         object.__setattr__(self, "chunks", _tuple_of(label, "chunks", self.chunks, Chunk))
         require(is_whole(self.tokens) and self.tokens >= 0, label, "tokens must be an int, 0 or more")
@@ -214,7 +228,9 @@ class Answer:
     citations: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        label = f"Answer(text={self.text!r}, citations={self.citations!r})"
+        def label() -> str:
+            return f"Answer(text={self.text!r}, citations={self.citations!r})"
+
         require(isinstance(self.text, str), label, "text must be a str")
         citations = _tuple_of(label, "citations", self.citations, Integral)
         require(
@@ -238,7 +254,9 @@ class AnswerScore:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        label = f"AnswerScore(item_id={self.item_id!r})"
+        def label() -> str:
+            return f"AnswerScore(item_id={self.item_id!r})"
+
         require(is_fraction(self.groundedness), label, f"groundedness must be in [0, 1], got {self.groundedness!r}")
         require(
             self.citation_accuracy is None or is_fraction(self.citation_accuracy),
@@ -286,7 +304,9 @@ class AnswerRecord:
     source: SourceLine | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        label = f"AnswerRecord(question_id={self.question_id!r})"
+        def label() -> str:
+            return f"AnswerRecord(question_id={self.question_id!r})"
+
         require(
             isinstance(self.question_id, str) and self.question_id != "",
             label,
