@@ -243,6 +243,12 @@ def _uncommented(data: bytes, layout: _Layout) -> bytes | None:
         return data
     chars = np.frombuffer(data, dtype=np.uint8)
     hashes = np.flatnonzero(chars == _HASH)
+    # Only a "#" at a line's start or after whitespace can start a comment: one after other text (in an id such as
+    # doc.md#3, on every line of many runs) cannot, and is not followed to its line.
+    before = chars[np.maximum(hashes - 1, 0)]
+    hashes = hashes[(hashes == 0) | _BLANK[before] | (before == _NEWLINE)]
+    if not hashes.size:
+        return data
     newlines = np.flatnonzero(chars == _NEWLINE)
     line = np.searchsorted(newlines, hashes)
     starts = np.append(0, newlines + 1)[line]
