@@ -7,6 +7,7 @@ repetition neither helps nor hurts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ABSTENTION_PHRASES",
     "GROUNDEDNESS_FLOOR",
+    "abstentions",
     "answer_score",
     "answer_scores",
     "is_abstention",
@@ -57,10 +59,41 @@ GROUNDEDNESS_FLOOR = 0.5
 """Below this groundedness, most of an answer came from outside its context, and a warning says so."""
 
 
+_PHRASE = re.compile("|".join(map(re.escape, ABSTENTION_PHRASES)))
+
+_SEPARATOR = "\x01"
+"""What joins answers to be read in one pass: no phrase holds it, and it is not whitespace."""
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.casefold().replace("’", "'").split())
+
+
 def is_abstention(text: str) -> bool:
     """Whether the answer declines to answer (see :data:`ABSTENTION_PHRASES`)."""
-    normalised = " ".join(text.casefold().replace("’", "'").split())
-    return any(phrase in normalised for phrase in ABSTENTION_PHRASES)
+    return _PHRASE.search(_normalised(text)) is not None
+
+
+def abstentions(texts: Sequence[str]) -> BoolArray:
+    """:func:`is_abstention` of each of ``texts``, read in one pass.
+
+    Examples
+    --------
+    >>> abstentions(["It was Ada.", "I DON’T   know."]).tolist()
+    [False, True]
+    """
+    joined = _SEPARATOR.join(texts)
+    if joined.count(_SEPARATOR) != max(len(texts) - 1, 0):
+        # A text holding the separator itself is read on its own.
+        return np.array([is_abstention(text) for text in texts], dtype=bool)
+    # Folding and collapsing whitespace go character by character, so the joined text is the texts' normalised
+    # forms joined (the separator stays, with at most a space beside it), and no phrase reaches across it.
+    normalised = _normalised(joined)
+    ends = [match.start() for match in re.finditer(_SEPARATOR, normalised)]
+    found = np.array([match.start() for match in _PHRASE.finditer(normalised)], dtype=np.int64)
+    said = np.zeros(len(texts), dtype=bool)
+    said[np.searchsorted(np.array(ends, dtype=np.int64), found)] = True
+    return said
 
 
 def score_answer(
@@ -157,7 +190,7 @@ def answer_scores(
     gold_words: IntArray,
     gold_used: IntArray,
     cited: IntArray,
-    missing: Sequence[list[int]],
+    missing: Sequence[Sequence[int]],
     passages: IntArray,
     resolved: BoolArray,
 ) -> pd.DataFrame:
@@ -181,7 +214,7 @@ def answer_scores(
         How many of those the answer has.
     cited : int array
         How many distinct passage numbers the answer cites.
-    missing : sequence of list of int
+    missing : sequence of sequences of int
         The cited numbers the context has no passage for, ascending.
     passages : int array
         How many passages the context holds.
@@ -217,7 +250,7 @@ def answer_scores(
     missed = np.array([len(numbers) for numbers in missing], dtype=np.int64)
     citation_accuracy = np.divide(cited - missed, cited, out=np.full(len(cited), np.nan), where=cited > 0)
     evidence_overlap = np.divide(gold_used, gold_words, out=np.zeros(len(gold_words)), where=gold_words > 0)
-    abstained = np.array([is_abstention(text) for text in texts], dtype=bool)
+    abstained = abstentions(texts)
     should_have_abstained = ~resolved | (passages == 0)
     warned = (~abstained & (groundedness < GROUNDEDNESS_FLOOR)) | (missed > 0) | (abstained != should_have_abstained)
     warnings: list[tuple[str, ...]] = [()] * len(words)
@@ -245,7 +278,7 @@ def answer_scores(
 
 
 def _warnings(
-    groundedness: float, missing: list[int], *, abstained: bool, should: bool, resolved: bool, passages: int
+    groundedness: float, missing: Sequence[int], *, abstained: bool, should: bool, resolved: bool, passages: int
 ) -> tuple[str, ...]:
     """What went wrong with one answer, in words."""
     warnings = []
@@ -255,7 +288,7 @@ def _warnings(
             "so most of it came from somewhere else"
         )
     if missing:
-        warnings.append(f"cited passage(s) that were not in the context: {missing}")
+        warnings.append(f"cited passage(s) that were not in the context: {list(missing)}")
     if abstained and not should:
         warnings.append("declined to answer although the context held passages and the gold evidence was resolved")
     if should and not abstained:
