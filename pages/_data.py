@@ -654,17 +654,31 @@ def question_waste(at: Snapshot, question: str, configs: tuple[str, ...], k: int
 
 @cached(max_entries=8)
 def summary(at: Snapshot, config: str, k: int, baseline: str) -> ConfigurationSummary:
-    """The report's first screen on ``config`` at ``k``, against the best and ``baseline``."""
-    return configuration_summary(at.workspace, config, k=k, baseline=baseline)
+    """The report's first screen on ``config`` at ``k``, against the best and ``baseline``; with the evidence,
+    from the waste table and the budget verdict and curves the other views keep (not measured again)."""
+    if missing_evidence(at):
+        return configuration_summary(at.workspace, config, k=k, baseline=baseline)
+    return configuration_summary(
+        at.workspace,
+        config,
+        k=k,
+        baseline=baseline,
+        waste=waste_table(at, k),
+        budget_verdict=budget_verdict(at),
+        budget_means=budget_means(at),
+    )
 
 
 @cached(max_entries=4)
 def report(at: Snapshot, config: str, k: int, baseline: str) -> str:
     """The HTML report on ``config``: its summary against ``baseline``, the waste views at ``k``, its worst
-    questions."""
+    questions; built on the summary and the waste table kept for the page."""
     from contextgrid.render.report import build_report
 
-    return build_report(at.workspace, config, k=k, baseline=baseline)
+    waste = None if missing_evidence(at) else waste_table(at, k)
+    return build_report(
+        at.workspace, config, k=k, baseline=baseline, summary=summary(at, config, k, baseline), waste=waste
+    )
 
 
 # -- evidence at an equal context budget (pages/overview.py, pages/compare.py) ----------------------

@@ -21,6 +21,7 @@ from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.summary import configuration_summary
 from contextgrid.workspace.sweep import sweep, sweep_grid
+from contextgrid.workspace.waste import workspace_waste
 
 HOSTILE = '<script>window.__pwned = 1</script> & "quotes"'
 DOCUMENTS = {
@@ -112,6 +113,33 @@ def test_report_opens_with_the_summary_and_carries_plotly_js_once(workspace: cg.
     drawn = re.findall(r"<h3>([^<:]+): ", page)
     failing = (failure_causes(workspace, k=3, configs=[config])["cause"].astype(str) != "hit").sum()
     assert len(drawn) == min(DRAWN, failing)
+
+
+def test_a_report_built_on_what_the_caller_holds_is_the_same_file(workspace: cg.Workspace) -> None:
+    config, baseline = workspace.names[1], workspace.names[0]
+    curves = budget_curves(workspace)
+    waste = workspace_waste(workspace, 3)
+    summary = configuration_summary(
+        workspace,
+        config,
+        k=3,
+        baseline=baseline,
+        waste=waste,
+        budget_verdict=curves.verdict(),
+        budget_means=curves.means(),
+    )
+    page = build_report(workspace, config, k=3, baseline=baseline)
+    assert build_report(workspace, config, k=3, baseline=baseline, summary=summary, waste=waste) == page
+    assert build_report(workspace, config, k=3, baseline=baseline, waste=waste) == page
+    # A summary of another cut-off, baseline, metric or configuration is refused.
+    for wrong in (
+        lambda: build_report(workspace, config, k=2, baseline=baseline, summary=summary),
+        lambda: build_report(workspace, config, k=3, baseline=config, summary=summary),
+        lambda: build_report(workspace, config, k=3, baseline=baseline, metric="mrr", summary=summary),
+        lambda: build_report(workspace, baseline, k=3, baseline=baseline, summary=summary),
+    ):
+        with pytest.raises(ContextGridError, match="The 'summary' parameter of build_report"):
+            wrong()
 
 
 def test_report_escapes_every_piece_of_user_text(workspace: cg.Workspace) -> None:

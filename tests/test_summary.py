@@ -13,6 +13,7 @@ import contextgrid as cg
 from contextgrid.analysis.causes import CAUSES, cause_counts
 from contextgrid.core.errors import ContextGridError
 from contextgrid.significance.compare import compare_pair
+from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
 from contextgrid.workspace.waste import workspace_waste
@@ -153,3 +154,37 @@ def test_with_evidence_the_waste_and_the_causes_are_the_workspace_s(tmp_path: Pa
     sentence = summary.failures()
     assert sentence is not None
     assert sentence.startswith(f"{hits} of 2 answerable questions find gold in the top 1")
+
+
+def test_what_a_caller_holds_gives_the_summary_it_measures(tmp_path: Path) -> None:
+    workspace = cg.load_workspace(corpora.swept(tmp_path, sizes=[40, 200], overlap=0))
+    config, baseline = workspace.names[1], workspace.names[0]
+    measured = configuration_summary(workspace, config, k=1, baseline=baseline)
+    curves = budget_curves(workspace)
+    held = configuration_summary(
+        workspace,
+        config,
+        k=1,
+        baseline=baseline,
+        waste=workspace_waste(workspace, 1),
+        budget_verdict=curves.verdict(),
+        budget_means=curves.means(),
+    )
+    assert held.headline.equals(measured.headline)
+    assert measured.budget_means is not None
+    assert held.budget_means is not None
+    assert held.budget_means.equals(measured.budget_means)
+    for sentence in ("budget", "verdict", "waste", "failures"):
+        assert getattr(held, sentence)() == getattr(measured, sentence)()
+    # The headline's waste is each configuration's own: measured alone, as in the whole table.
+    everything = workspace_waste(workspace, 1)
+    assert measured.headline.loc[config, "retrieved_total"] == everything.loc[config, "retrieved_total"].mean()
+    with pytest.raises(ContextGridError, match="The 'budget_verdict' parameter of configuration_summary"):
+        configuration_summary(workspace, config, k=1, budget_verdict=curves.verdict())
+
+
+def test_the_paired_tests_draw_no_bootstrap_nothing_shows(scored: cg.Workspace) -> None:
+    summary = configuration_summary(scored, "also", k=1)
+    assert summary.against_best is not None
+    assert summary.against_baseline is not None
+    assert (summary.against_best.bootstrap_low, summary.against_baseline.bootstrap_high) == (None, None)

@@ -166,6 +166,27 @@ def test_rank_heatmap_draws_the_worst_questions_and_counts_the_rest() -> None:
     )
 
 
+def test_rank_heatmap_breaks_ties_in_gold_held_by_question_id() -> None:
+    # Listed out of order; q2 and q10 hold the same, q7 the least but some, q0 none.
+    table = pd.DataFrame(
+        {
+            "question": ["q2", "q7", "q10", "q0", "q10"],
+            "rank": [1, 1, 1, 1, 2],
+            "chunk_id": ["a", "b", "c", "d", "e"],
+            "excerpt": ["two", "seven", "ten", "zero", "ten again"],
+            "coverage": [0.5, 0.25, 0.25, 0.0, 0.25],
+        }
+    )
+    figure = rank_heatmap(table, 2)
+    # By gold held (q7 0.25, then q10 and q2 at 0.5 each: "q10" < "q2" as text), q0 holding none left out.
+    assert list(figure.data[0].y) == ["q7", "q10", "q2"]
+    assert [list(row) for row in figure.data[0].customdata] == [
+        ["b: seven", "nothing retrieved"],
+        ["c: ten", "e: ten again"],
+        ["a: two", "nothing retrieved"],
+    ]
+
+
 def test_configuration_heatmap_and_characters_plot_hold_the_table() -> None:
     table = waste_frame()
     figure = configuration_heatmap(

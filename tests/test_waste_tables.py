@@ -19,6 +19,7 @@ from contextgrid.evidence.run_waste import (
     gold_columns,
     question_waste,
     retrieved_table,
+    union_contributions,
 )
 from contextgrid.evidence.waste import (
     COMPARED_COLUMNS,
@@ -276,3 +277,45 @@ def test_tables_do_not_modify_their_inputs(tmp_path: Path) -> None:
     question_waste([ITEM], run, chunks, 2)
     assert run == {"q1": ["c2", "c1"]}
     assert chunks == CHUNKS
+
+
+def reference_contributions(group: list[int], start: list[int], end: list[int]) -> list[int]:
+    """Per interval, the positions it adds to its group's union, taking each group's intervals by start, ties in
+    the order given: a set of positions per group."""
+    covered: dict[int, set[int]] = {}
+    added = [0] * len(group)
+    for row in sorted(range(len(group)), key=lambda row: (group[row], start[row], row)):
+        positions = set(range(start[row], end[row])) - covered.setdefault(group[row], set())
+        added[row] = len(positions)
+        covered[group[row]] |= positions
+    return added
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(0, 60), st.integers(0, 25)).map(lambda t: (t[0], t[1], t[1] + t[2])),
+        max_size=30,
+    )
+)
+def test_union_contributions_add_what_each_interval_adds_as_the_reference_does(
+    intervals: list[tuple[int, int, int]],
+) -> None:
+    group, start, end = ([row[i] for row in intervals] for i in range(3))
+    found = union_contributions(np.array(group, dtype=np.int64), np.array(start, dtype=np.int64), np.array(end))
+    assert found.tolist() == reference_contributions(group, start, end)
+
+
+def test_the_waste_of_some_configurations_is_their_rows_of_every_configuration_s(swept: cg.Workspace) -> None:
+    names = list(swept.names)
+    table = workspace_waste(swept, 3)
+    some = workspace_waste(swept, 3, configs=[names[1], names[1]])
+    assert some.equals(table.loc[[names[1]]])
+    everything = configuration_waste(swept, 3)
+    for held in (None, table):
+        chosen = configuration_waste(swept, 3, table=held, configs=names[::-1])
+        assert chosen.equals(everything.loc[names[::-1]])
+    with pytest.raises(ContextGridError, match="no configuration named 'nope'"):
+        workspace_waste(swept, 3, configs=["nope"])
+    with pytest.raises(ContextGridError, match="The 'configs' parameter of configuration_waste must be a non-empty"):
+        configuration_waste(swept, 3, configs=[])

@@ -58,6 +58,7 @@ class _ChunkColumns:
     ids: pd.Index
     spans: list[Span]
     doc: npt.NDArray[np.object_]
+    doc_code: IntArray
     start: IntArray
     end: IntArray
     length: IntArray
@@ -71,11 +72,13 @@ def _chunk_columns(chunks: Mapping[str, Chunk] | Iterable[Chunk], function: str)
     ids = pd.Index([chunk.id for chunk in values])
     spans = [chunk.span for chunk in values]
     excerpts = [chunk.text[:EXCERPT] + ("…" if len(chunk.text) > EXCERPT else "") for chunk in values]
+    doc = np.array([span.doc_id for span in spans], dtype=object)
     return _ChunkColumns(
         chunks=values,
         ids=ids,
         spans=spans,
-        doc=np.array([span.doc_id for span in spans], dtype=object),
+        doc=doc,
+        doc_code=pd.factorize(doc)[0].astype(np.int64),
         start=np.array([span.start for span in spans], dtype=np.int64),
         end=np.array([span.end for span in spans], dtype=np.int64),
         length=np.fromiter(map(len, (chunk.text for chunk in values)), dtype=np.int64, count=len(values)),
@@ -132,13 +135,13 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
     item = per_question[group]
     keep = (item >= 0) & (rank <= (k if k is not None else table.num_rows))
     item, rank = item[keep], rank[keep]
-    # Arrow's hash lookup on the string column as it is: no Python str per row.
-    names = table.table.column("chunk_id").cast(pa.string())
+    # Arrow's hash lookup on the string column as it is (no Python str per row), of the rows kept only.
+    names = table.table.column("chunk_id").cast(pa.string()).filter(pa.array(keep))
     positions = pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1)
-    chunk = np.asarray(positions, dtype=np.int64)[keep]
+    chunk = np.asarray(positions, dtype=np.int64)
     if (chunk < 0).any():
         row = int(np.flatnonzero(chunk < 0)[0])
-        name = names[int(np.flatnonzero(keep)[row])].as_py()
+        name = names[row].as_py()
         raise ContextGridError(
             f"{function}: the run for question {question_ids[item[row]]!r} returns chunk {name!r} at "
             f"rank {rank[row]}, which is not among the {len(chunk_ids)} chunks given; the run and the chunks must "
@@ -207,7 +210,9 @@ def union_contributions(group: IntArray, start: IntArray, end: IntArray) -> IntA
     contribution = np.zeros(len(group), dtype=np.int64)
     if len(group) == 0:
         return contribution
-    order = np.lexsort((start, group))
+    # By group, then start, ties in the order given: one stable sort of one integer key, ten times lexsort's speed.
+    low = int(start.min())
+    order = np.argsort(group * (int(start.max()) - low + 1) + (start - low), kind="stable")
     g, s, e = group[order], start[order], end[order]
     width = int(e.max()) + 1
     reach = np.maximum.accumulate(g * width + e)
@@ -494,8 +499,9 @@ def question_waste(
     n_items = len(found.items)
     columns = found.chunks
     start, end = columns.start[found.chunk], columns.end[found.chunk]
-    docs = pd.factorize(pd.Index(columns.doc[found.chunk]))[0].astype(np.int64) if len(found.chunk) else found.chunk
-    group = pd.factorize(pd.Index(found.item * (int(docs.max(initial=0)) + 1) + docs))[0].astype(np.int64)
+    # Each row's (question, document): the chunking's documents numbered once, when it was laid out.
+    docs = columns.doc_code[found.chunk]
+    group = pd.factorize(found.item * (int(docs.max(initial=0)) + 1) + docs)[0].astype(np.int64)
     distinct = np.bincount(found.item, weights=union_contributions(group, start, end), minlength=n_items)
     total = np.bincount(found.item, weights=end - start, minlength=n_items)
     best = np.zeros(n_items, dtype=np.int64)

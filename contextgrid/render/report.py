@@ -15,6 +15,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from contextgrid.core.checks import check_k
+from contextgrid.core.errors import parameter_error
 from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 
 if TYPE_CHECKING:
@@ -276,7 +277,14 @@ def _figure(figure: Any, name: str) -> str:
 
 
 def build_report(
-    workspace: Workspace, config: str, *, k: int = DEFAULT_K, metric: str = "recall", baseline: str | None = None
+    workspace: Workspace,
+    config: str,
+    *,
+    k: int = DEFAULT_K,
+    metric: str = "recall",
+    baseline: str | None = None,
+    summary: ConfigurationSummary | None = None,
+    waste: pd.DataFrame | None = None,
 ) -> str:
     """One self-contained HTML file about configuration ``config`` of ``workspace``.
 
@@ -291,6 +299,11 @@ def build_report(
     grid, and the first :data:`DRAWN` failing questions drawn over their documents, under a legend of every mark.
     Without the evidence, the grid and the questions of lowest recall@k, and a note saying what is missing.
     plotly.js (:func:`plotly_js`) is included once. ``k`` defaults to :data:`~contextgrid.metrics.base.DEFAULT_K`.
+
+    ``summary`` (:func:`~contextgrid.workspace.summary.configuration_summary`'s, of ``config`` at ``k`` on
+    ``metric`` against ``baseline``) and ``waste`` (:func:`~contextgrid.workspace.waste.workspace_waste`'s table
+    at ``k``) are what a caller already holds, measured again when not given; a summary of another
+    configuration, cut-off, metric or baseline is refused.
 
     Examples
     --------
@@ -315,8 +328,22 @@ def build_report(
         workspace_waste,
     )
 
-    cutoff = check_k(k, function="build_report")
-    summary = configuration_summary(workspace, config, k=cutoff, metric=metric, baseline=baseline)
+    function = "build_report"
+    cutoff = check_k(k, function=function)
+    if summary is None:
+        summary = configuration_summary(workspace, config, k=cutoff, metric=metric, baseline=baseline, waste=waste)
+    elif (summary.config, summary.k, summary.metric, summary.baseline) != (
+        config,
+        cutoff,
+        metric,
+        workspace.names[0] if baseline is None else baseline,
+    ):
+        raise parameter_error(
+            function,
+            "summary",
+            f"the summary of {config!r} at k = {cutoff} on {metric!r} against the baseline",
+            summary,
+        )
     settings = workspace.config(config)
     name = html.escape(config)
     missing = workspace.missing_evidence()
@@ -338,14 +365,16 @@ def build_report(
             + "</p>"
         )
     parts += _summary(summary, workspace.params_by_config())
-    waste = causes = None
+    causes = None
     if missing:
+        waste = None
         parts.append(
             f'<p class="note">No context-waste views: the workspace has no {html.escape(", no ".join(missing))}. '
             "They need documents, questions and chunks in the workspace.</p>"
         )
     else:
-        waste = workspace_waste(workspace, cutoff)
+        if waste is None:
+            waste = workspace_waste(workspace, cutoff)
         causes = failure_causes(workspace, k=cutoff, configs=[config]).set_index("question")
     worst = _worst_questions(workspace, config, cutoff, waste, causes)
     if causes is not None:
@@ -360,8 +389,8 @@ def build_report(
     parts.append(_table(worst, text=("asked", "why it fails")) if len(worst) else "<p>No question fails.</p>")
     if waste is not None:
         overview = configuration_waste(workspace, cutoff, table=waste)
-        items, _ = workspace.resolved
-        retrieved = retrieved_table(items, workspace.run(config), workspace.chunks(config), cutoff)
+        # The workspace's merged gold and its layout of the chunking, which the waste table was measured on.
+        retrieved = retrieved_table(workspace.gold, workspace.run(config), workspace.chunking_gold(config), cutoff)
         figures = {
             "precision-recall": precision_recall_plot(overview, cutoff, workspace.params_by_config()),
             "characters": characters_plot(character_boxes(waste), points=waste if len(waste) <= POINTS_DRAWN else None),

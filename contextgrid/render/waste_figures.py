@@ -253,28 +253,28 @@ def rank_heatmap(retrieved: pd.DataFrame, k: int, *, questions: Sequence[str] | 
     ``retrieved`` is :func:`contextgrid.evidence.run_waste.retrieved_table`'s result;
     hover shows the chunk id and an excerpt of its text.
     """
+    import pandas as pd
     import plotly.graph_objects as go
 
     from contextgrid.evidence.run_waste import coverage_by_rank
 
     matrix = coverage_by_rank(retrieved, k, questions=questions)
-    held = matrix.fillna(0.0).sum(axis=1)
-    order = sorted(range(len(matrix)), key=lambda row: (float(held.iloc[row]), str(matrix.index[row])))
+    held = matrix.fillna(0.0).sum(axis=1).to_numpy(dtype=float)
+    # The least held first, ties by id: one stable sort of the columns, not a Python key per question.
+    keys = pd.DataFrame({"held": held, "id": [str(question) for question in matrix.index]})
+    order = keys.sort_values(["held", "id"], kind="stable").index.to_numpy()
     none = int((held == 0).sum())
-    some = order[none:] or order
+    some = order[none:] if none < len(order) else order
     worst = matrix.iloc[some[:WORST_SHOWN]]
-    lookup = {(row.question, row.rank): row for row in retrieved.itertuples(index=False)}
-    hover = [
-        [
-            (
-                f"{plot_text(str(lookup[(q, r)].chunk_id))}: {plot_text(str(lookup[(q, r)].excerpt))}"
-                if (q, r) in lookup
-                else "nothing retrieved"
-            )
-            for r in worst.columns
-        ]
-        for q in worst.index
-    ]
+    # Hover text for the drawn questions' rows only.
+    drawn = retrieved[retrieved["question"].isin(worst.index)]
+    lookup = {
+        (question, rank): f"{plot_text(str(chunk))}: {plot_text(str(excerpt))}"
+        for question, rank, chunk, excerpt in zip(
+            drawn["question"], drawn["rank"], drawn["chunk_id"], drawn["excerpt"], strict=True
+        )
+    }
+    hover = [[lookup.get((q, r), "nothing retrieved") for r in worst.columns] for q in worst.index]
     figure = go.Figure(
         _share_heatmap(
             worst.to_numpy(dtype=float),

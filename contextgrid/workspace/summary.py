@@ -185,6 +185,9 @@ def configuration_summary(
     k: int = 5,
     metric: str = "recall",
     baseline: str | None = None,
+    waste: pd.DataFrame | None = None,
+    budget_verdict: BudgetVerdict | None = None,
+    budget_means: pd.DataFrame | None = None,
 ) -> ConfigurationSummary:
     """The summary of configuration ``config`` of ``workspace`` at cut-off ``k``.
 
@@ -200,12 +203,19 @@ def configuration_summary(
         in manifest order among equals) and that the paired tests compare.
     baseline : str, keyword-only
         The configuration to compare with; by default the workspace's first, as on the Compare page.
+    waste : pandas.DataFrame, keyword-only
+        :func:`~contextgrid.workspace.waste.workspace_waste`'s table at ``k``, when already at hand; else the
+        waste of the headline's configurations alone is measured.
+    budget_verdict, budget_means : keyword-only
+        The verdict and the means of the workspace's :func:`~contextgrid.workspace.budget.budget_curves`
+        (``curves.verdict()``, ``curves.means()``), when already at hand: both or neither.
 
     Each paired test is a permutation test (10,000 sign flips, seed 0) of ``config`` against one other
     configuration on the questions both score, with its own interval (the shifts the same sign flips do not
-    reject); it is one comparison, so no correction applies. The budget verdict covers every configuration of the
-    workspace, at the default grid of budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has
-    documents, questions and chunks for all of them.
+    reject; no bootstrap is drawn, as nothing beside the verdict shows one); it is one comparison, so no
+    correction applies. The budget verdict covers every configuration of the workspace, at the default grid of
+    budgets (:func:`~contextgrid.workspace.budget.budget_curves`), when it has documents, questions and chunks for
+    all of them.
 
     Examples
     --------
@@ -226,6 +236,8 @@ def configuration_summary(
     if not isinstance(base, str):
         raise parameter_error(function, "baseline", "a configuration name (str) or None", base)
     workspace.config(base)
+    if (budget_verdict is None) != (budget_means is None):
+        raise parameter_error(function, "budget_verdict", "given with budget_means, or both left out", budget_verdict)
     label = f"{metric}@{cutoff}"
     metrics = list(dict.fromkeys([metric, *HEADLINE_METRICS]))
     grid = workspace.evaluate(ks=[cutoff], metrics=metrics).to_dataframe()
@@ -237,14 +249,18 @@ def configuration_summary(
         roles[name].append(role)
     headline = grid.loc[names, [f"{name}@{cutoff}" for name in metrics]]
     missing = workspace.missing_evidence(names)
-    causes = budget = budget_means = None
+    causes = verdict = means = None
     if not missing:
-        waste = configuration_waste(workspace, cutoff).loc[names]
-        headline = pd.concat([headline, waste[["character_recall", "share_gold", "retrieved_total"]]], axis=1)
+        # Only the headline's configurations: the mean waste of each is the same whichever others are measured.
+        measured = configuration_waste(workspace, cutoff, table=waste, configs=names)
+        headline = pd.concat([headline, measured[["character_recall", "share_gold", "retrieved_total"]]], axis=1)
         causes = cause_counts(failure_causes(workspace, k=cutoff, configs=names))
     if not workspace.missing_evidence():
-        curves = budget_curves(workspace)
-        budget, budget_means = curves.verdict(), curves.means()
+        if budget_verdict is None or budget_means is None:
+            curves = budget_curves(workspace)
+            verdict, means = curves.verdict(), curves.means()
+        else:
+            verdict, means = budget_verdict, budget_means
     headline.insert(0, "role", [", ".join(roles[name]) for name in names])
     headline.index.name = "config"
     per_question = workspace.per_query(metric, cutoff)
@@ -253,7 +269,7 @@ def configuration_summary(
         if other == config:
             return None
         scores = shared_scores(per_question, [config, other])
-        return compare_pair(scores[config], scores[other], names=(config, other), seed=0)
+        return compare_pair(scores[config], scores[other], names=(config, other), seed=0, interval=None)
 
     return ConfigurationSummary(
         config=config,
@@ -266,6 +282,6 @@ def configuration_summary(
         against_best=against(best),
         against_baseline=against(base),
         causes=causes,
-        budget_verdict=budget,
-        budget_means=budget_means,
+        budget_verdict=verdict,
+        budget_means=means,
     )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from contextgrid.core.checks import check_k
-from contextgrid.core.errors import MissingWorkspaceInputError
+from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
 from contextgrid.evidence.run_waste import question_waste
 
 if TYPE_CHECKING:
@@ -16,8 +17,19 @@ if TYPE_CHECKING:
 __all__ = ["configuration_waste", "workspace_waste"]
 
 
-def _require_waste_inputs(workspace: Workspace, function: str) -> None:
-    missing = workspace.missing_evidence()
+def _configs(workspace: Workspace, configs: Sequence[str] | None, function: str) -> tuple[str, ...]:
+    """The configurations to measure: ``configs`` checked (each named once, in the order given), else every one."""
+    if configs is None:
+        return workspace.names
+    if isinstance(configs, str) or not isinstance(configs, Sequence) or not configs:
+        raise parameter_error(function, "configs", "a non-empty sequence of configuration names", configs)
+    for name in configs:
+        workspace.config(name)  # an unknown name raises, naming the available ones
+    return tuple(dict.fromkeys(configs))
+
+
+def _require_waste_inputs(workspace: Workspace, names: tuple[str, ...], function: str) -> None:
+    missing = workspace.missing_evidence(names)
     if missing:
         raise MissingWorkspaceInputError(
             f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; measuring context waste "
@@ -25,26 +37,39 @@ def _require_waste_inputs(workspace: Workspace, function: str) -> None:
         )
 
 
-def workspace_waste(workspace: Workspace, k: int) -> pd.DataFrame:
-    """:func:`question_waste` of every configuration of ``workspace``, index ``(config, question)``.
+def workspace_waste(workspace: Workspace, k: int, *, configs: Sequence[str] | None = None) -> pd.DataFrame:
+    """:func:`question_waste` of every configuration of ``workspace`` (or of ``configs``, in that order), index
+    ``(config, question)``.
 
     The questions are the workspace's, resolved against its documents; each
-    configuration's run is measured against its own chunks.
+    configuration's run is measured against its own chunks. A configuration's
+    rows are the same whichever others are measured beside it.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> workspace = load_workspace(SAMPLE)
+    >>> table = workspace_waste(workspace, 5, configs=["bm25-recursive-200-0"])
+    >>> list(table.index.names), table.index.get_level_values("config").unique().tolist()
+    (['config', 'question'], ['bm25-recursive-200-0'])
     """
     import pandas as pd
 
-    _require_waste_inputs(workspace, "workspace_waste")
-    for name in workspace.names:
+    names = _configs(workspace, configs, "workspace_waste")
+    _require_waste_inputs(workspace, names, "workspace_waste")
+    for name in names:
         workspace.check_alignment(name)  # a run or qrels of another chunking are refused, not measured
     # The gold merged once and each chunking laid out against it once, for every configuration.
     frames = {
-        name: question_waste(workspace.gold, workspace.run(name), workspace.chunking_gold(name), k)
-        for name in workspace.names
+        name: question_waste(workspace.gold, workspace.run(name), workspace.chunking_gold(name), k) for name in names
     }
     return pd.concat(frames, names=["config", "question"])
 
 
-def configuration_waste(workspace: Workspace, k: int, *, table: pd.DataFrame | None = None) -> pd.DataFrame:
+def configuration_waste(
+    workspace: Workspace, k: int, *, table: pd.DataFrame | None = None, configs: Sequence[str] | None = None
+) -> pd.DataFrame:
     """One row per configuration: chunk-level ``recall@k`` beside the character-level picture at ``k``.
 
     Columns: ``recall@k`` (:func:`contextgrid.evaluate` over the qrels), the
@@ -55,12 +80,17 @@ def configuration_waste(workspace: Workspace, k: int, *, table: pd.DataFrame | N
     ``share_gold``: of every character retrieved for every question (repeats
     included), the fraction that was gold the first time it came back.
     ``table`` is :func:`workspace_waste`'s result, when already at hand.
+    ``configs`` keeps those configurations only, in that order (default: every one of ``table``, else of the
+    workspace); each row is the same whichever others are measured beside it.
     """
     import pandas as pd
 
     cutoff = check_k(k, function="configuration_waste")
+    names = None if configs is None else _configs(workspace, configs, "configuration_waste")
     if table is None:
-        table = workspace_waste(workspace, cutoff)
+        table = workspace_waste(workspace, cutoff, configs=names)
+    elif names is not None:
+        table = table.loc[list(names)]
     label = f"recall@{cutoff}"
     scores = workspace.evaluate(ks=[cutoff], metrics=["recall"]).to_dataframe()
     means = table.groupby(level="config", sort=False)[
@@ -80,4 +110,4 @@ def configuration_waste(workspace: Workspace, k: int, *, table: pd.DataFrame | N
     share = sums["gold_retrieved"] / sums["retrieved_total"].where(sums["retrieved_total"] > 0)
     frame = pd.concat([scores[[label]].reindex(means.index), means, share.rename("share_gold")], axis=1)
     frame.index.name = "config"
-    return frame
+    return frame if names is None else frame.loc[list(names)]
