@@ -327,10 +327,28 @@ def failure_causes(at: Snapshot, k: int, split_threshold: float = SPLIT_THRESHOL
     return causes_of(at.workspace, k=k, split_threshold=split_threshold)
 
 
+@cached(max_entries=16, spinner="Finding why questions fail…")
+def causes_only(at: Snapshot, k: int) -> pd.DataFrame:
+    """``failure_causes_only``: the cause of every question under every configuration at ``k`` (``config``,
+    ``question``, ``cause``), without the signals that only one configuration's questions show."""
+    from contextgrid.workspace.causes import failure_causes_only
+
+    return failure_causes_only(at.workspace, k=k)
+
+
+@cached(max_entries=64, spinner="Finding why questions fail…")
+def configuration_causes(at: Snapshot, config: str, k: int) -> pd.DataFrame:
+    """``config``'s rows of :func:`failure_causes` at ``k``, signals included: its ``hit_elsewhere`` counts
+    every other configuration's hits, found without their signals."""
+    from contextgrid.workspace.causes import failure_causes as causes_of
+
+    return causes_of(at.workspace, k=k, configs=[config], others=at.workspace.names)
+
+
 @cached(max_entries=16)
 def causes_by_configuration(at: Snapshot, k: int) -> pd.DataFrame:
-    """``cause_counts`` of :func:`failure_causes`: configurations (manifest order) × the causes."""
-    return cause_counts(failure_causes(at, k))
+    """``cause_counts`` of :func:`causes_only`: configurations (manifest order) × the causes."""
+    return cause_counts(causes_only(at, k))
 
 
 @cached(max_entries=4, spinner="Auditing the gold…")
@@ -343,8 +361,8 @@ def gold_audit(at: Snapshot) -> pd.DataFrame:
 
 @cached(max_entries=16)
 def oracle(at: Snapshot, k: int) -> CauseOracle:
-    """``cause_oracle`` of :func:`failure_causes`: each question answered by its best configuration at ``k``."""
-    return cause_oracle(failure_causes(at, k))
+    """``cause_oracle`` of :func:`causes_only`: each question answered by its best configuration at ``k``."""
+    return cause_oracle(causes_only(at, k))
 
 
 # -- questions (pages/questions.py, pages/compare.py) ----------------------------------------------
@@ -387,8 +405,7 @@ def question_list(at: Snapshot, config: str, k: int) -> pd.DataFrame:
     without gold added."""
     causes = None
     if not missing_evidence(at):
-        table = failure_causes(at, k)
-        causes = table.loc[table["config"] == config].set_index("question")[list(LISTED_SIGNALS)]
+        causes = configuration_causes(at, config, k).set_index("question")[list(LISTED_SIGNALS)]
     return question_listing(question_table(at, config, k), causes=causes, texts=question_texts(at))
 
 
@@ -472,13 +489,13 @@ def explanation(at: Snapshot, config: str, question: str, k: int) -> str | None:
     when the workspace lacks what causes need, or the question is not in its questions file."""
     if missing_evidence(at):
         return None
-    table = failure_causes(at, k)
-    rows = table.loc[(table["config"] == config) & (table["question"] == question)]
+    table = configuration_causes(at, config, k)
+    rows = table.loc[table["question"] == question]
     if rows.empty:
         return None
     ws = at.workspace
     gold = first_relevant_chunk(ws.qrels(config).get(question, {}), ws.run(config).get(question, ()))
-    elsewhere = [name for name in configurations_with(table, question) if name != config]
+    elsewhere = right_elsewhere(at, question, k, config)
     return explain_cause(rows.iloc[0], k=k, split_threshold=SPLIT_THRESHOLD, gold_chunk=gold, elsewhere=elsewhere)
 
 
@@ -487,7 +504,7 @@ def right_elsewhere(at: Snapshot, question: str, k: int, config: str) -> list[st
     """The configurations other than ``config`` under which ``question`` is a ``hit`` at ``k``."""
     if missing_evidence(at):
         return []
-    return [name for name in configurations_with(failure_causes(at, k), question) if name != config]
+    return [name for name in configurations_with(causes_only(at, k), question) if name != config]
 
 
 @cached(max_entries=64)

@@ -15,7 +15,7 @@ from contextgrid.analysis.causes import cause_chunking, cause_questions, lexical
 from contextgrid.analysis.word_sets import Vocabulary, set_keys, shared_counts, shared_with_keys
 from contextgrid.core.errors import InvalidParameterError
 from contextgrid.evidence.run_waste import chunking_gold
-from contextgrid.workspace.causes import failure_causes, retriever_analyzer
+from contextgrid.workspace.causes import failure_causes, failure_causes_only, retriever_analyzer
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
 
@@ -104,3 +104,37 @@ def test_another_k_reuses_what_the_workspace_prepared_and_gives_the_plain_rows()
     assert all(workspace.shared(("cause chunking", path), lambda: None) is chunkings[path] for path in paths)
     fresh = failure_causes(load_workspace(SAMPLE), k=10)
     pd.testing.assert_frame_equal(again, fresh, check_exact=True)
+
+
+def test_the_causes_without_signals_are_the_causes_columns_of_every_configuration() -> None:
+    workspace = load_workspace(SAMPLE)
+    for k, split, partial in ((1, 0.5, 0.5), (3, 0.7, 0.5), (5, 0.5, 0.9)):
+        table = failure_causes(workspace, k=k, split_threshold=split, partial_threshold=partial)
+        only = failure_causes_only(workspace, k=k, split_threshold=split, partial_threshold=partial)
+        pd.testing.assert_frame_equal(only, table[["config", "question", "cause"]], check_exact=True)
+    names = list(workspace.names[::-1][:2])
+    pd.testing.assert_frame_equal(
+        failure_causes_only(workspace, k=3, configs=names),
+        failure_causes(workspace, k=3, configs=names)[["config", "question", "cause"]],
+        check_exact=True,
+    )
+
+
+def test_one_configuration_with_the_others_counted_is_its_rows_of_the_whole_table() -> None:
+    workspace = load_workspace(SAMPLE)
+    whole = failure_causes(workspace, k=3, partial_threshold=0.8)
+    # Its hits elsewhere counted by hand, from the whole table's causes.
+    hits: dict[str, set[str]] = {}
+    for config, question, cause in zip(whole["config"], whole["question"], whole["cause"], strict=True):
+        if cause == "hit":
+            hits.setdefault(question, set()).add(config)
+    for name in workspace.names:
+        one = failure_causes(workspace, k=3, partial_threshold=0.8, configs=[name], others=workspace.names)
+        pd.testing.assert_frame_equal(one, whole[whole["config"] == name].reset_index(drop=True), check_exact=True)
+        failing = ~one["cause"].isin(["no_gold", "unresolved", "hit"])
+        counted = [len(hits.get(question, set()) - {name}) for question in one["question"][failing]]
+        assert one["hit_elsewhere"][failing].tolist() == counted
+    alone = failure_causes(workspace, k=3, configs=[workspace.names[0]])
+    assert (alone["hit_elsewhere"].dropna() == 0).all()  # no others: none counted
+    with pytest.raises(InvalidParameterError, match="'others' parameter of failure_causes"):
+        failure_causes(workspace, k=3, configs=[workspace.names[0]], others="bm25")

@@ -19,6 +19,7 @@ from contextgrid.analysis.causes import (
     cause_counts,
     content_words,
     question_causes,
+    question_causes_only,
 )
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.workspace.causes import failure_causes
@@ -233,6 +234,18 @@ def test_the_vectorised_causes_equal_the_reference_on_random_inputs(case: tuple[
     )
     assert tuple(frame.columns) == CAUSE_COLUMNS
     assert plain(frame) == reference(items, chunks, run, qrels, documents, k, threshold, **options)
+
+
+@settings(max_examples=300, deadline=None)
+@given(inputs())
+def test_the_causes_without_signals_equal_the_references_causes(case: tuple[Any, ...]) -> None:
+    items, chunks, run, qrels, documents, k, threshold, options = case
+    frame = question_causes_only(
+        items, chunks, run, qrels, documents, k=k, split_threshold=threshold, partial_threshold=options["partial"]
+    )
+    expected = reference(items, chunks, run, qrels, documents, k, threshold, **options)
+    assert list(frame.columns) == ["question", "cause"]
+    assert plain(frame) == [{"question": row["question"], "cause": row["cause"]} for row in expected]
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ from contextgrid.evidence.run_waste import (
     gold_columns,
     laid_out,
     question_waste,
+    ranked_evidence,
     run_rows,
 )
 
@@ -93,6 +94,7 @@ __all__ = [
     "explain_cause",
     "lexical_gaps",
     "question_causes",
+    "question_causes_only",
     "transition_sentence",
 ]
 
@@ -336,6 +338,21 @@ class CauseChunking:
         return max(len(self.chunking.columns.ids), 1)
 
 
+def _best(questions: CauseQuestions, chunking: ChunkingGold) -> tuple[IntArray, IntArray]:
+    """Per question, the chunk holding the most of its gold (ties to the first in the chunking, -1 for none) and
+    what it holds."""
+    n = len(questions.questions)
+    held, width = chunking.holding, max(len(chunking.columns.ids), 1)
+    question, chunk = questions.owner[held.keys // width], held.keys % width
+    order = np.lexsort((chunk, -held.held, question))
+    firsts = order[np.unique(question[order], return_index=True)[1]]
+    best_chunk = np.full(n, -1, dtype=np.int64)
+    best_held = np.zeros(n, dtype=np.int64)
+    best_chunk[question[firsts]] = chunk[firsts]
+    best_held[question[firsts]] = held.held[firsts]
+    return best_chunk, best_held
+
+
 def cause_chunking(
     questions: CauseQuestions,
     chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
@@ -359,16 +376,7 @@ def cause_chunking(
     ([0], [12], [2, 4])
     """
     chunking = laid_out(questions.gold, chunks, function)
-    n = len(questions.questions)
-    held, width = chunking.holding, max(len(chunking.columns.ids), 1)
-    # The best chunk: most gold held, ties to the first in the chunking.
-    question, chunk = questions.owner[held.keys // width], held.keys % width
-    order = np.lexsort((chunk, -held.held, question))
-    firsts = order[np.unique(question[order], return_index=True)[1]]
-    best_chunk = np.full(n, -1, dtype=np.int64)
-    best_held = np.zeros(n, dtype=np.int64)
-    best_chunk[question[firsts]] = chunk[firsts]
-    best_held[question[firsts]] = held.held[firsts]
+    best_chunk, best_held = _best(questions, chunking)
     sets = [content_words(chunk.text) for chunk in chunking.columns.chunks]
     counts = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
     return CauseChunking(
@@ -439,8 +447,10 @@ class _Ranking:
         return self.first < _NONE
 
 
-def _ranking(prepared: CauseChunking, ranking: RunTable, judged: QrelsTable, function: str) -> _Ranking:
-    ids, chunk_ids = prepared.questions.ids, prepared.chunking.columns.ids
+def _ranking(
+    questions: CauseQuestions, chunking: ChunkingGold, ranking: RunTable, judged: QrelsTable, function: str
+) -> _Ranking:
+    ids, chunk_ids = questions.ids, chunking.columns.ids
     n = len(ids)
     rows = run_rows(ranking, ids, chunk_ids, None, function)
     # Relevant rows: (question, chunk) graded above 0. A judged chunk outside the chunking is never ranked.
@@ -452,8 +462,12 @@ def _ranking(prepared: CauseChunking, ranking: RunTable, judged: QrelsTable, fun
         pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
     ).astype(np.int64)
     graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
-    width = prepared.width
-    relevant = np.isin(rows.item * width + rows.chunk, judged_item[graded] * width + judged_chunk[graded])
+    width = max(len(chunk_ids), 1)
+    # Each row's (question, chunk) key looked up among the sorted graded keys (few), not sorted with them.
+    graded_keys = np.unique(judged_item[graded] * width + judged_chunk[graded])
+    row_key = rows.item * width + rows.chunk
+    spot = np.minimum(np.searchsorted(graded_keys, row_key), max(len(graded_keys) - 1, 0))
+    relevant = graded_keys[spot] == row_key if len(graded_keys) else np.zeros(len(row_key), dtype=bool)
     first = np.full(n, _NONE, dtype=np.int64)
     np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
     depth = np.bincount(rows.item, minlength=n).astype(np.int64)
@@ -477,29 +491,32 @@ def _top_k(prepared: CauseChunking, ranking: RunTable, cutoff: int) -> tuple[Flo
 # -- stage 3: the rules ----------------------------------------------------------------------------------------
 
 
-def _best_share(prepared: CauseChunking) -> FloatArray:
+def _best_share(questions: CauseQuestions, best_held: IntArray) -> FloatArray:
     """The best chunk's share of each question's gold, NaN where there is none."""
-    characters = prepared.questions.characters
-    share: FloatArray = np.divide(
-        prepared.best_held, characters, out=np.full(len(characters), np.nan), where=characters > 0
-    )
+    characters = questions.characters
+    share: FloatArray = np.divide(best_held, characters, out=np.full(len(characters), np.nan), where=characters > 0)
     return share
 
 
 def _rules(
-    prepared: CauseChunking, found: _Ranking, recall: FloatArray, cutoff: int, split: float, partial: float
+    questions: CauseQuestions,
+    best_held: IntArray,
+    found: _Ranking,
+    recall: FloatArray,
+    cutoff: int,
+    split: float,
+    partial: float,
 ) -> IntArray:
     """Each question's cause as its position in :data:`CAUSES`: the first rule that applies."""
     in_top = found.ranked & (found.first <= cutoff)
     enough = np.nan_to_num(recall) >= partial
-    questions = prepared.questions
     return np.select(
         [
             ~questions.evidence,
             questions.characters <= 0,
             in_top & enough,
             in_top,
-            _best_share(prepared) < split,
+            _best_share(questions, best_held) < split,
             found.ranked,
         ],
         [0, 1, 2, 3, 4, 5],
@@ -730,9 +747,9 @@ def question_causes(
         raise parameter_error(function, "analyzer", "LexicalGaps of the CauseQuestions given as items", analyzer)
     gaps = analyzer if analyzer is None or isinstance(analyzer, LexicalGaps) else lexical_gaps(questions, analyzer)
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
-    found = _ranking(prepared, ranking, judged, function)
+    found = _ranking(questions, prepared.chunking, ranking, judged, function)
     recall, precision = _top_k(prepared, ranking, cutoff)
-    code = _rules(prepared, found, recall, cutoff, split, partial)
+    code = _rules(questions, prepared.best_held, found, recall, cutoff, split, partial)
 
     explained = np.flatnonzero(code >= CAUSES.index("ranked_low"))
     signals = _signals(prepared, found, explained, gaps, repeat)
@@ -750,7 +767,9 @@ def question_causes(
             "question": pd.array(list(questions.ids), dtype=object),
             "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
             "first_relevant_rank": pd.arrays.IntegerArray(np.where(found.ranked, found.first, 0), ~found.ranked),
-            "best_chunk_share": pd.arrays.FloatingArray(np.nan_to_num(_best_share(prepared)), ~resolved),
+            "best_chunk_share": pd.arrays.FloatingArray(
+                np.nan_to_num(_best_share(questions, prepared.best_held)), ~resolved
+            ),
             "vocabulary_gap": pd.arrays.BooleanArray(signals.gap, ~signals.gap_known),
             "distractor": pd.array(list(closest), dtype="string"),
             "distractor_rank": pd.arrays.IntegerArray(signals.closest_rank, ~has_closest),
@@ -763,6 +782,75 @@ def question_causes(
             "distractors": pd.arrays.IntegerArray(signals.distractors, ~is_explained),
             "smallest_k": pd.arrays.IntegerArray(np.where(fixable, found.first, 0), ~fixable),
             "smallest_budget": pd.arrays.IntegerArray(np.where(fixable, budget, 0), ~fixable),
+        }
+    )
+
+
+def question_causes_only(
+    items: Iterable[EvalItem] | CauseQuestions,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold | CauseChunking,
+    run: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    documents: Mapping[str, str],
+    *,
+    k: int = 5,
+    split_threshold: float = 0.5,
+    partial_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """The ``question`` and ``cause`` columns of :func:`question_causes` (same arguments), without the signals of
+    a miss: what counting causes, or finding the configurations that get a question right, needs.
+
+    The chunks' words, which only the signals read, are never gathered: ``chunks`` may be a
+    :func:`~contextgrid.evidence.run_waste.chunking_gold` of ``items``' gold (laid out once for many runs) as
+    well as a :class:`CauseChunking`.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.analysis.causes import question_causes_only
+    >>> documents = {"d": "Refunds take 30 days. Shipping is free over $50. Returns need a receipt."}
+    >>> chunks = [cg.Chunk(f"d#{i}", cg.Span("d", a, b), documents["d"][a:b]) for i, (a, b) in
+    ...           enumerate([(0, 22), (22, 49), (49, 73)])]
+    >>> items = [
+    ...     cg.EvalItem("q1", "How long do refunds take?", (cg.GoldSpan(cg.Span("d", 0, 21)),)),
+    ...     cg.EvalItem("q2", "What does a return require?", (cg.GoldSpan(cg.Span("d", 49, 73)),)),
+    ...     cg.EvalItem("q3", "Who founded the company?"),
+    ... ]
+    >>> run = {"q1": ["d#0", "d#1"], "q2": ["d#1", "d#0", "d#2"]}
+    >>> question_causes_only(items, chunks, run, {"q1": {"d#0": 2}, "q2": {"d#2": 2}}, documents, k=2)
+      question       cause
+    0       q1         hit
+    1       q2  ranked_low
+    2       q3     no_gold
+    """
+    function = "question_causes_only"
+    cutoff = check_k(k, function=function)
+    split = _threshold(split_threshold, function, "split_threshold")
+    partial = _threshold(partial_threshold, function, "partial_threshold")
+    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
+        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
+    questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+    if isinstance(chunks, CauseChunking):
+        chunking, best_held = chunks.chunking, chunks.best_held
+    else:
+        chunking = laid_out(questions.gold, chunks, function)
+        best_held = _best(questions, chunking)[1]
+    ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
+    found = _ranking(questions, chunking, ranking, judged, function)
+    # The top k's share of the gold as question_waste reads it (character recall), without the rest of the waste.
+    evidence = ranked_evidence(questions.gold, ranking, chunking, cutoff, function)
+    recall = np.full(len(questions.questions), np.nan)
+    recall[questions.owner] = np.divide(
+        evidence.gold_retrieved,
+        evidence.gold_total,
+        out=np.zeros(len(evidence.gold_total)),
+        where=evidence.gold_total > 0,
+    )
+    code = _rules(questions, best_held, found, recall, cutoff, split, partial)
+    return pd.DataFrame(
+        {
+            "question": pd.array(list(questions.ids), dtype=object),
+            "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
         }
     )
 

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING
 from contextgrid.analysis.causes import (
     CAUSES,
     Analyzer,
+    CauseQuestions,
     cause_chunking,
     cause_questions,
     check_split_threshold,
     lexical_gaps,
     question_causes,
+    question_causes_only,
 )
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, parameter_error
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from contextgrid.workspace.configuration import Configuration
     from contextgrid.workspace.model import Workspace
 
-__all__ = ["LEXICAL_RETRIEVERS", "failure_causes", "retriever_analyzer"]
+__all__ = ["LEXICAL_RETRIEVERS", "failure_causes", "failure_causes_only", "retriever_analyzer"]
 
 LEXICAL_RETRIEVERS = ("bm25", "hybrid")
 """The retrievers that match words (hybrid through its BM25 part): only their misses have a lexical gap."""
@@ -66,14 +68,32 @@ def retriever_analyzer(config: Configuration) -> Analyzer | None:
     return BM25Analyzer(**options)
 
 
-def _names(workspace: Workspace, configs: Sequence[str] | None) -> tuple[str, ...]:
+def _names(
+    workspace: Workspace, configs: Sequence[str] | None, parameter: str = "configs", function: str = "failure_causes"
+) -> tuple[str, ...]:
     if configs is None:
         return workspace.names
     if isinstance(configs, str) or not isinstance(configs, Sequence) or not configs:
-        raise parameter_error("failure_causes", "configs", "a non-empty sequence of configuration names", configs)
+        raise parameter_error(function, parameter, "a non-empty sequence of configuration names", configs)
     for name in configs:
         workspace.config(name)  # an unknown name raises, naming the available ones
     return tuple(dict.fromkeys(configs))
+
+
+def _questions(workspace: Workspace, names: tuple[str, ...], function: str) -> CauseQuestions:
+    """The questions prepared once, on the workspace's merged gold, which its chunkings' layouts share; refused
+    when the workspace lacks what causes need. Kept with the workspace, so that another k, threshold or
+    configuration does not prepare them again."""
+    missing = workspace.missing_evidence(names)
+    if missing:
+        raise MissingWorkspaceInputError(
+            f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; naming why questions fail "
+            "needs questions, documents and chunks in the workspace (a sweep writes all three)"
+        )
+    return workspace.shared(
+        ("cause questions",),
+        lambda: cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold, function=function),
+    )
 
 
 def failure_causes(
@@ -83,6 +103,7 @@ def failure_causes(
     configs: Sequence[str] | None = None,
     split_threshold: float = 0.5,
     partial_threshold: float = 0.5,
+    others: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The cause of every question of ``workspace``'s questions file under every configuration, at ``k``.
 
@@ -98,6 +119,10 @@ def failure_causes(
         As for :func:`~contextgrid.analysis.causes.question_causes`: in (0, 1], default 0.5.
     partial_threshold : float, keyword-only
         As for :func:`~contextgrid.analysis.causes.question_causes`: in (0, 1], default 0.5.
+    others : sequence of str, keyword-only
+        More configurations whose hits ``hit_elsewhere`` counts, besides those of the table, found by
+        :func:`failure_causes_only` (no signals): one configuration's rows with ``others`` every
+        configuration are that configuration's rows of the whole table. Default none.
 
     Returns
     -------
@@ -108,7 +133,7 @@ def failure_causes(
         :func:`~contextgrid.analysis.causes.question_causes` documents them
         (the lexical gap by each configuration's :func:`retriever_analyzer`),
         then ``hit_elsewhere``: for a question that is not a ``hit``, how many
-        of the other configurations of the table make it one at ``k``
+        of the other configurations of the table and of ``others`` make it one at ``k``
         (missing for ``no_gold`` and ``unresolved``).
 
     Examples
@@ -119,6 +144,11 @@ def failure_causes(
     >>> table = failure_causes(load_workspace(SAMPLE), configs=["bm25-recursive-200-0"])
     >>> len(table), int((table["cause"] == "no_gold").sum())
     (274, 21)
+    >>> workspace = load_workspace(SAMPLE)
+    >>> one = failure_causes(workspace, configs=["bm25-recursive-200-0"], others=workspace.names)
+    >>> whole = failure_causes(workspace)
+    >>> one.equals(whole[whole["config"] == "bm25-recursive-200-0"].reset_index(drop=True))
+    True
     """
     import pandas as pd
 
@@ -127,18 +157,8 @@ def failure_causes(
     threshold = check_split_threshold(split_threshold, function=function)
     partial = check_split_threshold(partial_threshold, function=function, parameter="partial_threshold")
     names = _names(workspace, configs)
-    missing = workspace.missing_evidence(names)
-    if missing:
-        raise MissingWorkspaceInputError(
-            f"{function}: workspace {workspace.name!r} has no {', no '.join(missing)}; naming why questions fail "
-            "needs questions, documents and chunks in the workspace (a sweep writes all three)"
-        )
-    # The questions prepared once, on the workspace's merged gold, which its chunkings' layouts share.
-    # Kept with the workspace, so that another k or threshold does not prepare them again.
-    questions = workspace.shared(
-        ("cause questions",),
-        lambda: cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold, function=function),
-    )
+    extra = () if others is None else tuple(name for name in _names(workspace, others, "others") if name not in names)
+    questions = _questions(workspace, names + extra, function)
     frames = []
     for name in names:
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
@@ -171,7 +191,76 @@ def failure_causes(
     table = pd.concat(frames, ignore_index=True)
     # Hits per question over every configuration, less the row's own: the others that get it right.
     hit = (table["cause"] == "hit").to_numpy()
-    hits = pd.Series(hit).groupby(table["question"].to_numpy()).transform("sum").to_numpy()
+    counted = table[["question", "cause"]]
+    if extra:
+        rest = failure_causes_only(
+            workspace, k=cutoff, configs=extra, split_threshold=threshold, partial_threshold=partial
+        )
+        counted = pd.concat([counted, rest[["question", "cause"]]], ignore_index=True)
+    per_question = (counted["cause"] == "hit").groupby(counted["question"].to_numpy()).sum()
+    hits = per_question.reindex(table["question"].to_numpy()).to_numpy()
     failing = table["cause"].isin(CAUSES[CAUSES.index("partial") :]).to_numpy()
     table["hit_elsewhere"] = pd.arrays.IntegerArray((hits - hit).astype("int64"), ~failing)
+    return table
+
+
+def failure_causes_only(
+    workspace: Workspace,
+    *,
+    k: int = 5,
+    configs: Sequence[str] | None = None,
+    split_threshold: float = 0.5,
+    partial_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """The ``config``, ``question`` and ``cause`` columns of :func:`failure_causes` (same arguments), without the
+    signals of a miss (:func:`~contextgrid.analysis.causes.question_causes_only` for each configuration): what
+    counting causes (:func:`~contextgrid.analysis.causes.cause_counts`), the oracle or the configurations that
+    get a question right (:func:`~contextgrid.analysis.causes.configurations_with`) need.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.causes import failure_causes, failure_causes_only
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> workspace = load_workspace(SAMPLE)
+    >>> causes = failure_causes_only(workspace, k=3)
+    >>> list(causes.columns), len(causes)
+    (['config', 'question', 'cause'], 2740)
+    >>> causes.equals(failure_causes(workspace, k=3)[["config", "question", "cause"]])
+    True
+    """
+    import numpy as np
+    import pandas as pd
+
+    function = "failure_causes_only"
+    cutoff = check_k(k, function=function)
+    threshold = check_split_threshold(split_threshold, function=function)
+    partial = check_split_threshold(partial_threshold, function=function, parameter="partial_threshold")
+    names = _names(workspace, configs, function=function)
+    questions = _questions(workspace, names, function)
+    frames = []
+    for name in names:
+        workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
+        try:
+            # Kept with the workspace: the Overview's counts and the Questions page's hits elsewhere read them alike.
+            frames.append(
+                workspace.shared(
+                    ("causes only", name, cutoff, threshold, partial),
+                    lambda: question_causes_only(
+                        questions,
+                        workspace.chunking_gold(name),  # noqa: B023
+                        workspace.run(name),  # noqa: B023
+                        workspace.qrels(name),  # noqa: B023
+                        workspace.documents,
+                        k=cutoff,
+                        split_threshold=threshold,
+                        partial_threshold=partial,
+                    ),
+                )
+            )
+        except ContextGridError as error:  # the inputs disagree: say which configuration's do
+            raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+    table = pd.concat(frames, ignore_index=True)  # a new frame: the shared ones stay as they are
+    configs_column = np.repeat(np.array(names, dtype=object), [len(frame) for frame in frames])
+    table.insert(0, "config", pd.Series(configs_column, dtype=object))
     return table
