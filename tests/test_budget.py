@@ -325,3 +325,30 @@ def test_parting_budget_is_the_first_corrected_difference() -> None:
     same = pd.DataFrame({"evidence_recall": a + a}, index=index)
     assert parting_budget(same, "a", "b") == (None, None)
     assert budget_verdict(same).steps[1].p_value == 1.0
+
+
+def test_ranked_grades_given_are_used_when_deep_enough_and_refused_when_not_grades() -> None:
+    from contextgrid.engine.scoring import ranked_grades
+
+    workspace = sample()
+    name = workspace.names[0]
+    items, _ = workspace.resolved
+    run, chunks, qrels = workspace.run(name), workspace.chunks(name), workspace.qrels(name)
+    budgets = [500, 2000, 10**7]
+    built = budget_rows(items, run, chunks, qrels=qrels).at(budgets)
+    assert built["hit"].sum() > 0
+    depth = int(np.diff(run.starts).max())
+    given = budget_rows(items, run, chunks, qrels=qrels, grades=ranked_grades(qrels, run, depth)).at(budgets)
+    pd.testing.assert_frame_equal(given, built)
+    # Grades against another chunking's qrels give other hits: used when deep enough (the hits of those qrels),
+    # and built again from the qrels given when a rank too shallow.
+    other = workspace.qrels(
+        next(n for n in workspace.names if workspace.config(n).qrels != workspace.config(name).qrels)
+    )
+    foreign = budget_rows(items, run, chunks, qrels=qrels, grades=ranked_grades(other, run, depth)).at(budgets)
+    pd.testing.assert_frame_equal(foreign, budget_rows(items, run, chunks, qrels=other).at(budgets))
+    assert not foreign["hit"].equals(built["hit"])
+    shallow = ranked_grades(other, run, depth - 1)
+    pd.testing.assert_frame_equal(budget_rows(items, run, chunks, qrels=qrels, grades=shallow).at(budgets), built)
+    with pytest.raises(InvalidParameterError, match="'grades' parameter of budget_rows"):
+        budget_rows(items, run, chunks, qrels=qrels, grades={"q1": [1]})  # type: ignore[arg-type]

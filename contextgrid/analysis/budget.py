@@ -32,6 +32,7 @@ from contextgrid.core.checks import check_int, is_whole
 from contextgrid.core.errors import parameter_error
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.engine.grades import RankedGrades
 from contextgrid.engine.scoring import ranked_grades
 from contextgrid.evidence.run_waste import (
     ChunkingGold,
@@ -174,23 +175,36 @@ class BudgetRows:
     def columns_at(self, budgets: Sequence[int]) -> dict[str, npt.NDArray[np.generic]]:
         """:meth:`at`'s columns as arrays, budget-major (every question at the first budget, then the next),
         for budgets already checked."""
-        n = len(self.question_ids)
-        parts: dict[str, list[npt.NDArray[np.generic]]] = {name: [] for name in BUDGET_COLUMNS}
-        # One pass per budget, each over every row at once.
+        n, m = len(self.question_ids), len(budgets)
+        if m == 0:
+            return {name: np.zeros(0) for name in BUDGET_COLUMNS}
+        # A row is taken from the first budget its running cost fits in: a question's sums at every budget are
+        # running sums, over the budgets, of its rows counted at that first budget (one pass over the rows).
+        first = np.searchsorted(np.asarray(budgets, dtype=np.int64), self.row_total, side="left")
+        cell = self.row_item * (m + 1) + first
+
+        def by_budget(weights: npt.NDArray[np.generic] | None) -> npt.NDArray[Any]:
+            counted = np.bincount(cell, weights=weights, minlength=n * (m + 1)).reshape(n, m + 1)
+            # Budget-major, as the rows of :meth:`at` are: every question at the first budget, then the next.
+            return np.cumsum(counted, axis=1)[:, :m].T.ravel()
+
+        recall = []
         for budget in budgets:
-            taken = self.row_total <= budget
-            item = self.row_item[taken]
+            # The union of the held gold is not a running sum (parts of one interval overlap): one pass per budget,
+            # over the parts alone, which budget_rows sorted as union_contributions sorts them.
             held_parts = self.part_total <= budget
             held = union_contributions(
                 self.part_gold[held_parts], self.part_start[held_parts], self.part_end[held_parts]
             )
             got = np.bincount(self.part_item[held_parts], weights=held, minlength=n)
-            parts["evidence_recall"].append(np.divide(got, self.gold_total, out=np.zeros(n), where=self.gold_total > 0))
-            parts["hit"].append((np.bincount(item, weights=self.row_hit[taken], minlength=n) > 0).astype(np.int64))
-            parts["characters"].append(_sum(item, self.row_characters[taken], n))
-            parts["chunks"].append(np.bincount(item, minlength=n).astype(np.int64))
-            parts["spent"].append(_sum(item, self.row_cost[taken], n))
-        return {name: np.concatenate(arrays) if arrays else np.zeros(0) for name, arrays in parts.items()}
+            recall.append(np.divide(got, self.gold_total, out=np.zeros(n), where=self.gold_total > 0))
+        return {
+            "evidence_recall": np.concatenate(recall),
+            "hit": (by_budget(self.row_hit.astype(np.float64)) > 0).astype(np.int64),
+            "characters": by_budget(self.row_characters).astype(np.int64),
+            "chunks": by_budget(None).astype(np.int64),
+            "spent": by_budget(self.row_cost).astype(np.int64),
+        }
 
 
 def budget_frame(rows: Mapping[str, BudgetRows], budgets: Sequence[int]) -> pd.DataFrame:
@@ -242,10 +256,6 @@ def _coded_index(levels: Mapping[str, Sequence[object]], codes: Sequence[npt.NDA
     return pd.MultiIndex(levels=values, codes=positions, names=list(levels), verify_integrity=False)
 
 
-def _sum(item: IntArray, values: IntArray, n: int) -> IntArray:
-    return np.bincount(item, weights=values, minlength=n).astype(np.int64)
-
-
 def budget_rows(
     items: Iterable[EvalItem] | GoldColumns,
     run: Mapping[str, Sequence[str]],
@@ -253,6 +263,7 @@ def budget_rows(
     *,
     qrels: Mapping[str, Mapping[str, int]],
     tokenizer: Tokenizer | None = None,
+    grades: RankedGrades | None = None,
 ) -> BudgetRows:
     """A run's whole rankings aligned with the gold and the qrels, ready for :meth:`BudgetRows.at`.
 
@@ -275,6 +286,9 @@ def budget_rows(
     tokenizer : callable, optional
         ``None`` (the default) counts budgets in characters; a callable from text to tokens (such as
         :data:`~contextgrid.answering.context.DEFAULT_TOKENIZER`) counts them in its tokens.
+    grades : RankedGrades, optional
+        The ranked-grade matrix of ``run`` against ``qrels`` when it is already built (a workspace keeps one per
+        configuration): used, not built again, when it is at least as deep as the run's longest ranking.
 
     Returns
     -------
@@ -291,7 +305,10 @@ def budget_rows(
 
     row_total = _running_total(found.item, costs[found.chunk])
     # Hits from the engine's ranked grades: the same alignment of the run with the qrels that scoring uses.
-    grades = ranked_grades(QrelsTable.from_dict(qrels), table, depth)
+    if grades is not None and not isinstance(grades, RankedGrades):
+        raise parameter_error(function, "grades", "None or the RankedGrades of run against qrels", grades)
+    if grades is None or grades.gains.shape[1] < depth:
+        grades = ranked_grades(QrelsTable.from_dict(qrels), table, depth)
     import pandas as pd
 
     matrix_row = pd.Index(grades.question_ids).get_indexer(pd.Index([item.id for item in found.items]))
@@ -300,9 +317,12 @@ def budget_rows(
     row_hit = np.zeros(len(found.item), dtype=bool)
     row_hit[scored] = grades.gains[row[scored], found.rank[scored] - 1] > 0
 
-    # Each part arrives with the row that holds its chunk.
-    part_item = found.gold_item[found.part_gold]
-    part_total = row_total[found.part_row]
+    # Each part arrives with the row that holds its chunk. Sorted by interval, then start, as
+    # union_contributions sorts them: each budget's call then sorts parts already in order.
+    order = np.lexsort((found.part_start, found.part_gold))
+    part_gold, part_start, part_end = found.part_gold[order], found.part_start[order], found.part_end[order]
+    part_item = found.gold_item[part_gold]
+    part_total = row_total[found.part_row[order]]
     return BudgetRows(
         question_ids=tuple(item.id for item in found.items),
         gold_total=found.gold_total,
@@ -312,9 +332,9 @@ def budget_rows(
         row_characters=lengths[found.chunk],
         row_hit=row_hit,
         part_item=part_item,
-        part_gold=found.part_gold,
-        part_start=found.part_start,
-        part_end=found.part_end,
+        part_gold=part_gold,
+        part_start=part_start,
+        part_end=part_end,
         part_total=part_total,
         typical_chunk=int(np.median(costs)) if len(costs) else 0,
     )

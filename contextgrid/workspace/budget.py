@@ -25,6 +25,7 @@ from contextgrid.analysis.budget_verdict import BudgetVerdict, budget_verdict, p
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.checks import check_int
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
+from contextgrid.metrics import DEFAULT_KS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -156,8 +157,8 @@ def budget_curves(
     check_int(points, function="budget_curves", parameter="points", minimum=1)
     for name in names:
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not measured
-    # The questions' gold merged once, for every configuration.
-    # The questions' gold merged once, and each chunking laid out against it once, for every configuration.
+    # The questions' gold merged once, each chunking laid out against it once, and each configuration's ranked
+    # grades those its scores were computed from.
     rows = {
         name: budget_rows(
             workspace.gold,
@@ -165,6 +166,7 @@ def budget_curves(
             workspace.chunking_gold(name),
             qrels=workspace.qrels(name),
             tokenizer=tokenizer,
+            grades=workspace.ranked_grades(name, max(DEFAULT_KS)),
         )
         for name in names
     }
