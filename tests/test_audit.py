@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from commandline import run_main
 from hypothesis import given, settings
@@ -60,6 +61,21 @@ def test_repeated_questions_equal_every_pair_compared(texts: list[list[str]], th
     assert list(zip(found["question"], found["other"], strict=True)) == [(q, other) for q, other, _ in expected]
     assert list(found["similarity"]) == pytest.approx([value for *_, value in expected])
     assert (found["kind"] == "duplicate_question").tolist() == [value == 1.0 for *_, value in expected]
+
+
+def test_repeated_questions_sharing_a_common_word_by_the_thousand_take_either_road_to_the_same_pairs() -> None:
+    # 2,100 questions share "refund": at a low threshold every prefix holds it (2.2 million pairs, past the
+    # prefixes' budget: the sparse product finds them), at 0.9 no prefix does; a planted repeat is found by both.
+    items = [cg.EvalItem(f"q{i}", f"Refund a{i} b{i} c{i}?") for i in range(2100)]
+    items += [cg.EvalItem("dup", "refund A0 b0 C0"), cg.EvalItem("near", "refund a0 b0 x")]
+    low = repeated_questions(items, threshold=0.3)  # other pairs share 1 word of 7: 1/7
+    assert low[["kind", "question", "other"]].values.tolist() == [
+        ["duplicate_question", "dup", "q0"],
+        ["near_duplicate_question", "near", "q0"],
+        ["near_duplicate_question", "near", "dup"],
+    ]
+    assert low["similarity"].tolist() == [1.0, 3 / 5, 3 / 5]
+    pd.testing.assert_frame_equal(repeated_questions(items, threshold=0.9), low.iloc[:1])
 
 
 # -- each document's share of the gold ----------------------------------------------------------------------------

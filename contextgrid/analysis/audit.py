@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from contextgrid.analysis.word_sets import Vocabulary, set_sizes
+from contextgrid.analysis.word_sets import Vocabulary, WordSets, set_sizes, shared_counts
 from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
 from contextgrid.core.text import WORD, tokenize, words
@@ -101,20 +101,15 @@ def repeated_questions(items: Iterable[EvalItem], *, threshold: float = NEAR_DUP
     1     near_duplicate_question       q3    q1    0.833333
     2     near_duplicate_question       q3    q2    0.833333
     """
-    from scipy import sparse  # type: ignore[import-untyped]
-
     limit = check_fraction(threshold, function="repeated_questions", parameter="threshold", low_open=True)
     questions = checked_items(items, function="repeated_questions")
     vocabulary = Vocabulary()
-    owner, code = vocabulary.code([words(item.question) for item in questions])
+    sets = vocabulary.code([words(item.question) for item in questions])
     n = len(questions)
-    matrix = sparse.csr_matrix((np.ones(len(owner)), (owner, code)), shape=(n, vocabulary.size))
-    # Shared words of every pair that shares any: one sparse product, the upper triangle kept.
-    shared = sparse.triu(matrix @ matrix.T, k=1).tocoo()
-    size = set_sizes((owner, code), n)
-    first, second, both = shared.row.astype(np.int64), shared.col.astype(np.int64), shared.data.astype(np.int64)
+    size = set_sizes(sets, n)
+    first, second, both = _shared_pairs(sets, size, limit, vocabulary.size)
     similarity = both / (size[first] + size[second] - both)
-    keep = similarity >= limit
+    keep = (both > 0) & (similarity >= limit)
     first, second, similarity = first[keep], second[keep], similarity[keep]
     order = np.lexsort((first, second))
     first, second, similarity = first[order], second[order], similarity[order]
@@ -128,12 +123,55 @@ def repeated_questions(items: Iterable[EvalItem], *, threshold: float = NEAR_DUP
     return pd.DataFrame(
         {
             "kind": pd.Series(kind, dtype=object).array,
-            "question": pd.array(ids[second], dtype=object),
+            "question": pd.Series(ids[second], dtype=object).array,
             "detail": pd.Series(detail, dtype=object).array,
-            "other": pd.array(ids[first], dtype=object),
+            "other": pd.Series(ids[first], dtype=object).array,
             "similarity": similarity.astype(float),
         }
     )
+
+
+def _shared_pairs(sets: WordSets, size: IntArray, limit: float, words: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Every pair of sets (earlier, later) whose Jaccard similarity may reach ``limit``, with the words they
+    share (``words``: the vocabulary's size); some more pairs too.
+
+    Prefix filtering: in one order of the words, rarest first, a pair sharing ``o`` words shares the first of
+    them within each set's first ``|x| - o + 1`` words; reaching ``limit`` takes ``o >= limit * max(|a|, |b|)``,
+    so prefixes of ``|x| - ceil(limit * |x|) + 2`` words (one more than needed: float rounding can move the
+    ceiling by one, never more) share a word. Only rare words then pair sets, instead of every pair sharing
+    "the". When the prefixes are long (a low ``limit``) and would pair more than :data:`_PAIRS_AT_ONCE` times,
+    the candidates are every pair sharing a word, found with their counts by one sparse product."""
+    owner, code = sets
+    frequency = np.bincount(code, minlength=int(code.max(initial=-1)) + 1)
+    order = np.lexsort((code, frequency[code], owner))
+    owner, code = owner[order], code[order]
+    start = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64)
+    prefix = np.minimum(size - np.ceil(limit * size).astype(np.int64) + 2, size)
+    position = np.arange(len(owner), dtype=np.int64) - start[owner]
+    chosen = position < prefix[owner]
+    # The sets of each prefix word, in set order; each with every later one of the same word.
+    by_word = np.lexsort((owner[chosen], code[chosen]))
+    word, member = code[chosen][by_word], owner[chosen][by_word]
+    bounds = np.flatnonzero(np.diff(word, prepend=-1, append=-1))
+    end = np.repeat(bounds[1:], np.diff(bounds))
+    later = end - np.arange(len(word), dtype=np.int64) - 1
+    if int(later.sum()) > _PAIRS_AT_ONCE:
+        from scipy import sparse  # type: ignore[import-untyped]
+
+        matrix = sparse.csr_matrix((np.ones(len(owner)), (owner, code)), shape=(len(size), len(frequency)))
+        shared = sparse.triu(matrix @ matrix.T, k=1).tocoo()
+        return shared.row.astype(np.int64), shared.col.astype(np.int64), shared.data.astype(np.int64)
+    at = np.repeat(np.arange(len(word), dtype=np.int64), later)
+    partner = at + 1 + (np.arange(int(later.sum()), dtype=np.int64) - np.repeat(np.cumsum(later) - later, later))
+    width = max(len(size), 1)
+    pairs = np.unique(member[at] * width + member[partner])
+    first, second = (pairs // width).astype(np.int64), (pairs % width).astype(np.int64)
+    return first, second, shared_counts(sets, first, sets, second, words)
+
+
+_PAIRS_AT_ONCE = 2_000_000
+"""The most (set, set) pairs :func:`repeated_questions` lists from the prefixes at once (some tens of MB);
+beyond, the sparse product finds the pairs sharing a word, which holds each once."""
 
 
 def gold_by_document(items: Iterable[EvalItem]) -> pd.DataFrame:
