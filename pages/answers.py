@@ -7,13 +7,15 @@ import streamlit as st
 from contextgrid.answering.batch import SCORE_COLUMNS
 from contextgrid.render.answer_html import ANSWER_MARKS, answer_html
 from contextgrid.render.markup import escape_markdown as md
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 st.title("Answers")
 source = _data.chosen_source(__file__)
+# One version of the source's content for the whole run: each fingerprint walks every file of a folder.
+at = _data.guard(lambda: _loading.snapshot(source), source=source)
 
-_data.usable_workspace(source)
-configs = _data.guard(lambda: _data.answer_configs(source), source=source)
+_data.usable_workspace(at)
+configs = _data.guard(lambda: _data.answer_configs(at), source=source)
 if not configs:
     st.info(
         'No configuration of this workspace has answers. Add answers = "answers/NAME.jsonl" to a [[config]] of '
@@ -26,15 +28,15 @@ st.caption(
     "Means over the answers that did not abstain (citation accuracy also leaves out answers that cite nothing); "
     "counts over every answer."
 )
-st.dataframe(_data.guard(lambda: _data.answer_summary(source), source=source), width="stretch", placeholder="")
+st.dataframe(_data.guard(lambda: _data.answer_summary(at), source=source), width="stretch", placeholder="")
 
 config = _state.choose("Configuration", configs, "config")
-table = _data.guard(lambda: _data.answer_table(source, config), source=source)
+table = _data.guard(lambda: _data.answer_table(at, config), source=source)
 
 left, right = st.columns([1, 2])
 with left:
     st.caption("Abstained (columns) against should have abstained (rows)")
-    st.dataframe(_data.guard(lambda: _data.abstentions(source, config), source=source), placeholder="")
+    st.dataframe(_data.guard(lambda: _data.abstentions(at, config), source=source), placeholder="")
 with right:
     wrong = table[~table["abstention_correct"]]
     st.metric("Wrong abstentions", f"{len(wrong)} of {len(table)}")
@@ -47,12 +49,12 @@ if table.empty:
     st.stop()
 st.subheader("One answer")
 question = _state.choose("Question", list(table.index), "question")
-entry = _data.guard(lambda: _data.scored_answer(source, config, question), source=source)
+entry = _data.guard(lambda: _data.scored_answer(at, config, question), source=source)
 st.text(entry.item.question)
 st.html(answer_html(entry.record.answer.text, entry.context))
 st.caption(" · ".join(f"{name}: {meaning}" for name, meaning in ANSWER_MARKS.items()))
 
-bad = _data.guard(lambda: _data.bad_citations(source, config, question), source=source)
+bad = _data.guard(lambda: _data.bad_citations(at, config, question), source=source)
 if bad:
     st.warning(
         f"Cites passage(s) {', '.join(map(str, bad))}, but the context held {len(entry.context.chunks)} passage(s).",
@@ -65,6 +67,4 @@ st.caption(
     f"The context: {len(entry.context.chunks)} passage(s), {entry.context.tokens} tokens; "
     f"gold chunks of this question: {md(', '.join(entry.gold_chunk_ids)) or 'none'}"
 )
-st.dataframe(
-    _data.guard(lambda: _data.passages(source, config, question), source=source), width="stretch", placeholder=""
-)
+st.dataframe(_data.guard(lambda: _data.passages(at, config, question), source=source), width="stretch", placeholder="")

@@ -14,14 +14,16 @@ from contextgrid.analysis.causes import CAUSES
 from contextgrid.analysis.questions import SIGNAL_FILTERS, question_label
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 from contextgrid.render.markup import escape_markdown as md
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 QUESTIONS_OFFERED = 200
 
 st.title("Questions")
 source = _data.chosen_source(__file__)
+# One version of the source's content for the whole run: each fingerprint walks every file of a folder.
+at = _data.guard(lambda: _loading.snapshot(source), source=source)
 
-workspace = _data.usable_workspace(source)
+workspace = _data.usable_workspace(at)
 notice = st.empty()
 left, middle, right = st.columns(3)
 with left:
@@ -31,7 +33,7 @@ with middle:
 with right:
     metric = _state.choose("Metric", list(BUILTIN_METRICS), "metric", default=len(BUILTIN_METRICS) - 1)
 
-table = _data.guard(lambda: _data.question_list(source, config, k), source=source)
+table = _data.guard(lambda: _data.question_list(at, config, k), source=source)
 label = f"{metric}@{k}"
 has_causes = "cause" in table.columns
 _state.report_unknown(
@@ -68,7 +70,7 @@ if has_causes:
     causes = _state.choose_many("Cause", list(CAUSES), "cause", default=[], container=filters[3])
     signals = _state.choose_many("Signals (all of)", list(SIGNAL_FILTERS), "signals", default=[], container=filters[4])
 else:
-    missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+    missing = _data.guard(lambda: _data.missing_evidence(at), source=source)
     filters[3].caption(f"No causes: the workspace has no {md(', no '.join(missing))}.")
 shown = _data.guard(
     lambda: _data.filtered_questions(
@@ -107,20 +109,20 @@ st.subheader("One question")
 offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", table.index)]))
 if len(shown) > QUESTIONS_OFFERED:
     st.caption(f"The list below offers the first {QUESTIONS_OFFERED} rows; filter the table to reach the others.")
-texts = _data.question_texts(source) or {}
+texts = _data.question_texts(at) or {}
 question = _state.choose("Question", offered, "question", format_func=lambda q: question_label(q, texts.get(q)))
 
-said = _data.guard(lambda: _data.explanation(source, config, question, k), source=source)
+said = _data.guard(lambda: _data.explanation(at, config, question, k), source=source)
 if said is not None:
     st.markdown(f"**{md(said)}**")
 row = table.loc[question]
 rank = row["first_relevant_rank"]
 st.metric("Rank of the first relevant chunk", "none retrieved" if pd.isna(rank) else int(rank))
 
-entry = _data.guard(lambda: _data.item(source, question), source=source)
+entry = _data.guard(lambda: _data.item(at, question), source=source)
 if entry is not None:
     st.text(entry.question)
-    documents = _data.guard(lambda: _data.documents(source), source=source)
+    documents = _data.guard(lambda: _data.documents(at), source=source)
     for gold in entry.gold:
         st.caption(f"Gold evidence, grade {gold.grade}: {md(gold.span.doc_id)} \\[{gold.span.start}, {gold.span.end})")
         if documents is not None and gold.span.doc_id in documents:
@@ -130,18 +132,18 @@ if entry is not None:
 
 st.caption(f"What {md(config)} returned (top 20):")
 st.dataframe(
-    _data.guard(lambda: _data.ranking(source, config, question, 20), source=source), width="stretch", placeholder=""
+    _data.guard(lambda: _data.ranking(at, config, question, 20), source=source), width="stretch", placeholder=""
 )
 
 if has_causes:
-    right_ones = _data.guard(lambda: _data.right_elsewhere(source, question, k, config), source=source)
+    right_ones = _data.guard(lambda: _data.right_elsewhere(at, question, k, config), source=source)
     if right_ones:
         st.caption(f"Configurations that get it right at k={k} (a relevant chunk in the top {k}):")
         opened = st.selectbox("Open it under", right_ones, key="right_elsewhere")
         st.button("Open this question there", on_click=_state.change, args=("config", opened))
     else:
         st.caption(f"No other configuration gets it right at k={k}.")
-also = _data.guard(lambda: _data.failing_elsewhere(source, question, k, config), source=source)
+also = _data.guard(lambda: _data.failing_elsewhere(at, question, k, config), source=source)
 st.caption(
     f"Other configurations that miss it at k={k}: {md(', '.join(also))}"
     if also

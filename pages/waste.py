@@ -21,7 +21,7 @@ from contextgrid.render.waste_figures import (
     span_map,
     waste_split_plot,
 )
-from pages import _data, _state
+from pages import _data, _loading, _state
 
 CHARACTER_COLUMNS = {
     "character_recall": ("recall", "The share of the gold evidence's characters that came back", "%.3f"),
@@ -52,15 +52,17 @@ def exports(figure: Any, name: str) -> None:
 
 st.title("Context waste")
 source = _data.chosen_source(__file__)
-workspace = _data.usable_workspace(source)
-missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+# One version of the source's content for the whole run: each fingerprint walks every file of a folder.
+at = _data.guard(lambda: _loading.snapshot(source), source=source)
+workspace = _data.usable_workspace(at)
+missing = _data.guard(lambda: _data.missing_evidence(at), source=source)
 if missing:
     st.info(
         f"This view needs documents, questions and chunks in the workspace; {md(workspace.name)} has no "
         f"{md(', no '.join(missing))}. A sweep (`contextgrid sweep`) writes all three."
     )
     st.stop()
-items = _data.guard(lambda: _data.resolved_items(source), source=source)
+items = _data.guard(lambda: _data.resolved_items(at), source=source)
 if not items:
     st.info("No question's gold evidence was found in the documents, so there is nothing to measure.")
     st.stop()
@@ -90,7 +92,7 @@ if one.open:
         )
         item = items[question]
         st.text(item.question)
-        measured = _data.guard(lambda: _data.question_waste(source, question, tuple(configs), k), source=source)
+        measured = _data.guard(lambda: _data.question_waste(at, question, tuple(configs), k), source=source)
         wastes, numbers = measured.wastes, measured.numbers
         # Across the page, not in a side column: there, long configuration names and the headers were cut. Short
         # headings, so that every column fits without scrolling; each one's help gives the library's name.
@@ -110,7 +112,7 @@ if one.open:
             expanded = st.toggle(
                 "Show whole documents", help="Otherwise only the text near the evidence and the chunks"
             )
-            documents = _data.guard(lambda: _data.documents(source), source=source) or {}
+            documents = _data.guard(lambda: _data.documents(at), source=source) or {}
             layers = question_layers(item, measured.retrieved)
             # Tabs while a few short names fit side by side; else one list, opened at the chosen configuration.
             picker = configuration_picker(configs, next(iter(_state.remembered("config", configs)), None))
@@ -149,20 +151,20 @@ if coverage.open:
         config = _state.choose("Configuration for question × rank", names, "config")
         left, right = st.columns(2)
         with left:
-            ranks = _data.guard(lambda: _data.retrieved(source, config, k), source=source)
+            ranks = _data.guard(lambda: _data.retrieved(at, config, k), source=source)
             exports(rank_heatmap(ranks, k, questions=list(items), config=config), f"coverage-by-rank-{config}")
         with right:
             chosen = tuple(configs)
-            shares = _data.guard(lambda: _data.coverage(source, k, chosen, "character_recall"), source=source)
-            best_chunk = _data.guard(lambda: _data.coverage(source, k, chosen, "best_chunk_coverage"), source=source)
+            shares = _data.guard(lambda: _data.coverage(at, k, chosen, "character_recall"), source=source)
+            best_chunk = _data.guard(lambda: _data.coverage(at, k, chosen, "best_chunk_coverage"), source=source)
             exports(configuration_heatmap(shares, k, best_chunk=best_chunk), f"coverage-by-configuration-at-{k}")
 if against.open:
     with against:
-        boxes, points = _data.guard(lambda: _data.characters(source, k), source=source)
-        summary = _data.guard(lambda: _data.waste_summary(source, k), source=source)
+        boxes, points = _data.guard(lambda: _data.characters(at, k), source=source)
+        summary = _data.guard(lambda: _data.waste_summary(at, k), source=source)
         left, right = st.columns(2)
         with left:
-            exports(precision_recall_plot(summary, k, _data.parameters(source)), f"precision-against-recall-at-{k}")
+            exports(precision_recall_plot(summary, k, _data.parameters(at)), f"precision-against-recall-at-{k}")
         with right:
             exports(characters_plot(boxes, points=points), f"characters-per-question-at-{k}")
         st.dataframe(summary.style.format("{:.3f}"), width="stretch", placeholder="")
@@ -171,7 +173,7 @@ if report.open:
         left, right = st.columns(2)
         config = _state.choose("Configuration to report on", names, "config", container=left)
         baseline = _state.choose("Baseline", names, "b", container=right)
-        first_screen = _data.guard(lambda: _data.summary(source, config, k, baseline), source=source)
+        first_screen = _data.guard(lambda: _data.summary(at, config, k, baseline), source=source)
         st.caption(
             f"One HTML file about {md(config)}. It opens with this "
             f"summary, then the failing questions at k = {k}, one of each cause in turn; the waste views, the "
@@ -183,7 +185,7 @@ if report.open:
         # Built as the tab opens, not as the button is clicked: a report that cannot be built says why here (a
         # download built on the click fails with nothing shown but the server's log).
         with st.spinner("Building the report…"):
-            page = _data.guard(lambda: _data.report(source, config, k, baseline), source=source)
+            page = _data.guard(lambda: _data.report(at, config, k, baseline), source=source)
         st.download_button(
             f"Download the report of {md(config)}",
             utf8(page),
