@@ -265,6 +265,20 @@ def test_box_statistics_are_plotly_s_boxes() -> None:
         box_statistics(table, value="nope")
 
 
+def test_box_statistics_of_interleaved_rows_are_each_configuration_s() -> None:
+    rng = np.random.default_rng(5)
+    configs = rng.choice(["a", "b", "c"], size=300)
+    table = pd.DataFrame(
+        {"config": configs, "question": [f"q{i}" for i in range(300)], "chars": rng.integers(0, 9, 300) * 1.5}
+    ).set_index(["config", "question"])
+    boxes = box_statistics(table, value="chars")
+    assert list(boxes.index) == list(dict.fromkeys(configs))
+    for config in boxes.index:
+        assert list(boxes.loc[config]) == pytest.approx(
+            reference_box(table.loc[config, "chars"].tolist()), rel=1e-12, abs=1e-12
+        )
+
+
 def test_precision_recall_plot_places_each_configuration() -> None:
     summary = SUMMARY
     figure = precision_recall_plot(summary, 5)

@@ -147,7 +147,8 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
             f"rank {rank[row]}, which is not among the {len(chunk_ids)} chunks given; the run and the chunks must "
             "come from the same chunking"
         )
-    order = np.lexsort((rank, item))
+    # By question, then rank: one stable sort of one integer key (ranks are at least 1), not lexsort's two.
+    order = np.argsort(item * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
     return RunRows(item[order], rank[order], chunk[order])
 
 
@@ -596,7 +597,7 @@ def box_statistics(table: pd.DataFrame, *, value: str) -> pd.DataFrame:
     ``q3 + 1.5 * (q3 - q1)`` (never below ``q3``); ``min`` and ``max`` bound
     every value, ``questions`` counts them and ``mean`` is their mean. Missing
     values are left out, as plotly leaves them out; a configuration with none
-    has no row. Computed on columns: one sort of the whole table.
+    has no row. Computed on columns: one sort of each configuration's values.
 
     Parameters
     ----------
@@ -636,9 +637,14 @@ def box_statistics(table: pd.DataFrame, *, value: str) -> pd.DataFrame:
     values = table[value].to_numpy(dtype="float64")
     kept = ~np.isnan(values)
     codes, values = codes[kept], values[kept]
-    order = np.lexsort((values, codes))
-    codes, values = codes[order], values[order]
+    # Grouped by configuration (a stable sort of the codes: linear on a table already grouped), then each group's
+    # values sorted on their own, stably: what one lexsort of both gives, at a tenth of its cost on 500,000 rows.
+    grouped = np.argsort(codes, kind="stable")
+    codes, values = codes[grouped], values[grouped]
     counts = np.bincount(codes, minlength=len(configs))
+    ends = np.cumsum(counts)
+    for start, end in zip((ends - counts).tolist(), ends.tolist(), strict=True):  # one sort per configuration
+        values[start:end] = np.sort(values[start:end], kind="stable")
     present = np.flatnonzero(counts)
     n = counts[present]
     first = np.concatenate(([0], np.cumsum(counts)[:-1]))[present]

@@ -106,8 +106,11 @@ def _grid_table(workspace: Workspace, config: str) -> str:
     import pandas as pd
 
     from contextgrid.analysis.grid import metric_curves
+    from contextgrid.engine.scoring import evaluate
 
-    grid = workspace.evaluate(ks=DEFAULT_KS, metrics=BUILTIN_METRICS).to_dataframe()
+    # The configuration's own row only: its scores are the same whichever others are scored beside it.
+    scores = evaluate(workspace.qrels(config), workspace.run(config), ks=DEFAULT_KS, metrics=BUILTIN_METRICS)
+    grid = pd.DataFrame([scores], index=pd.Index([config]))
     rows = {metric: metric_curves(grid, metric).loc[config] for metric in BUILTIN_METRICS}
     frame = pd.DataFrame(rows).T
     frame.columns = pd.Index([f"@{k}" for k in frame.columns])
