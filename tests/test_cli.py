@@ -282,6 +282,23 @@ def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, out) == (0, f"contextgrid {cg.__version__}\n")
 
 
+def test_python_m_contextgrid_is_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from contextgrid.workspace.sample import SAMPLE
+
+    arguments = ["evaluate", "--workspace", str(SAMPLE), "--metrics", "recall", "--k", "5", "--format", "json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "contextgrid", *arguments], capture_output=True, text=True, timeout=120, check=False
+    )
+    status, out, _ = run_main(capsys, *arguments)
+    assert (done.returncode, done.stdout) == (status, out) == (0, out)
+    assert json.loads(out)
+    refused = subprocess.run(
+        [sys.executable, "-m", "contextgrid", "evaluate"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("contextgrid: error: evaluate needs a qrels file")
+
+
 def test_nothing_to_score_warns_and_prints_an_empty_grid(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (files / "zero.trec").write_text("q1 0 c1 0\n")
     status, out, err = run_main(capsys, "evaluate", "zero.trec", "a.trec", "--format", "json")
