@@ -34,7 +34,12 @@ from contextgrid.core.text import words
 from contextgrid.data.records import AnswerRecord
 from contextgrid.io import read_answers, read_chunks, read_qrels
 from contextgrid.render.answer_html import answer_html, mark_answer
-from contextgrid.workspace.answers import workspace_answers, workspace_summary
+from contextgrid.workspace.answers import (
+    workspace_answer,
+    workspace_answers,
+    workspace_answers_frame,
+    workspace_summary,
+)
 from contextgrid.workspace.sweep import sweep, sweep_grid
 
 REPO = Path(__file__).resolve().parent.parent
@@ -305,6 +310,21 @@ def test_workspace_answers_are_score_answer_on_the_logged_contexts(workspace_roo
         records = read_answers(workspace_root / "answers" / f"{config}.jsonl")
         assert [entry.record for entry in scored] == list(records)
         assert [entry.score for entry in scored] == [independent_score(workspace_root, config, r) for r in records]
+
+
+def test_the_frame_and_the_one_answer_shown_are_the_records(workspace_root: Path) -> None:
+    workspace = cg.load_workspace(workspace_root)
+    for config in ("bm25-fixed_chars-120-0", "lsa-fixed_chars-400-0"):
+        scored = workspace_answers(workspace, config)
+        pd.testing.assert_frame_equal(
+            workspace_answers_frame(workspace, config), answers_frame(scored), check_exact=True
+        )
+        for entry in scored[:5]:
+            assert workspace_answer(workspace, config, entry.record.question_id) == entry
+    with pytest.raises(
+        cg.InvalidParameterError, match="'question_id' parameter of workspace_answer must be a question"
+    ):
+        workspace_answer(workspace, "bm25-fixed_chars-120-0", "no-such-question")
 
 
 def test_workspace_summary_covers_the_configurations_with_answers(workspace_root: Path) -> None:
