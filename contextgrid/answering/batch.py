@@ -8,6 +8,11 @@ means of groundedness, citation accuracy and evidence overlap are over the
 answers that did not abstain (a refusal asserts nothing to ground; refusals
 are counted in the abstention columns instead), citation accuracy also
 leaving out answers that cite nothing.
+
+:func:`score_frame` scores a whole file of answers on columns, with no record
+per answer (each chunk's words found once and coded as integers, each
+answer's words looked up in its chunks' all at once); :func:`score_answers`
+gives the same scores as records, each with its rebuilt context.
 """
 
 from __future__ import annotations
