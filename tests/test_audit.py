@@ -15,7 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.analysis.audit import gold_by_document, missing_labels, passage_pairs, repeated_questions
+from contextgrid.analysis.audit import (
+    chunk_pair_sets,
+    document_words,
+    gold_by_document,
+    missing_labels,
+    pair_sets,
+    passage_pairs,
+    repeated_questions,
+)
+from contextgrid.analysis.word_sets import Vocabulary
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.core.text import words
 from contextgrid.io import write_chunks, write_documents, write_questions
@@ -76,6 +85,40 @@ def test_repeated_questions_sharing_a_common_word_by_the_thousand_take_either_ro
     ]
     assert low["similarity"].tolist() == [1.0, 3 / 5, 3 / 5]
     pd.testing.assert_frame_equal(repeated_questions(items, threshold=0.9), low.iloc[:1])
+
+
+# Apostrophes (straight, curly, doubled, at an edge), underscores, digits, case and non-ASCII letters: where a
+# chunk's edge may cut a word.
+TRICKY = st.text(alphabet=st.sampled_from(list("ab Z9_'’.-é\nß")), min_size=0, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, min_size=1, max_size=3), st.data())
+def test_chunk_pairs_read_from_the_documents_words_equal_the_pairs_found_in_the_texts(
+    texts: list[str], data: st.DataObject
+) -> None:
+    documents = {f"d{i}": text for i, text in enumerate(texts)}
+    chunks = []
+    for position in range(data.draw(st.integers(0, 8))):
+        doc = data.draw(st.sampled_from(sorted(documents)))
+        start = data.draw(st.integers(0, len(documents[doc])))
+        end = data.draw(st.integers(start, len(documents[doc])))
+        chunks.append(cg.Chunk(f"c{position}", cg.Span(doc, start, end), documents[doc][start:end]))
+    vocabulary = Vocabulary()
+    read = chunk_pair_sets(chunks, document_words(documents, vocabulary), vocabulary)
+    found = pair_sets([chunk.text for chunk in chunks], vocabulary)
+    assert read is not None
+    assert read.start.tolist() == found.start.tolist()
+    assert read.key.tolist() == found.key.tolist()
+    # And the pairs are the texts' own (passage_pairs, the rule read one text at a time).
+    assert read.sizes.tolist() == [len(passage_pairs(chunk.text)) for chunk in chunks]
+
+
+def test_chunk_pairs_are_not_read_from_the_documents_for_a_chunk_whose_text_is_not_its_span() -> None:
+    vocabulary = Vocabulary()
+    words = document_words({"d": "Refunds take 30 days."}, vocabulary)
+    assert chunk_pair_sets([cg.Chunk("c", cg.Span("d", 0, 7), "refunds")], words, vocabulary) is None
+    assert chunk_pair_sets([cg.Chunk("c", cg.Span("e", 0, 7), "Refunds")], words, vocabulary) is None
 
 
 # -- each document's share of the gold ----------------------------------------------------------------------------

@@ -39,9 +39,12 @@ __all__ = [
     "NEAR_DUPLICATE",
     "REPEATS_GOLD",
     "ChunkingRepeats",
+    "DocumentWords",
     "GoldPassages",
     "PairSets",
+    "chunk_pair_sets",
     "chunking_repeats",
+    "document_words",
     "gold_by_document",
     "gold_passages",
     "missing_labels",
@@ -259,7 +262,12 @@ def pair_sets(texts: Sequence[str], vocabulary: Vocabulary) -> PairSets:
     flat[:] = list(itertools.chain.from_iterable(found))
     local, spellings = pd.factorize(flat)
     codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
-    owner = np.repeat(np.arange(len(found), dtype=np.int64), lengths)
+    return _pair_keys(codes, lengths)
+
+
+def _pair_keys(codes: IntArray, lengths: IntArray) -> PairSets:
+    """The :class:`PairSets` of texts given as their words' codes in order, ``lengths[i]`` words for text ``i``."""
+    owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     same = owner[:-1] == owner[1:]
     lone = np.cumsum(lengths)[lengths == 1] - 1
     # A pair (a, b) is a * 2**32 + b + 1; a lone word a is a * 2**32, which no pair is (codes stay far below 2**31:
@@ -270,8 +278,126 @@ def pair_sets(texts: Sequence[str], vocabulary: Vocabulary) -> PairSets:
     keys, owners = keys[order], owners[order]
     keep = np.ones(len(keys), dtype=bool)
     keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
-    start = np.concatenate(([0], np.cumsum(np.bincount(owners[keep], minlength=len(found))))).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(np.bincount(owners[keep], minlength=len(lengths))))).astype(np.int64)
     return PairSets(start, keys[keep].astype(np.int64))
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWords:
+    """Every word of some documents (the word rule), found once, coded by one :class:`Vocabulary`: the words of
+    document ``doc_ids[d]`` are ``first[d]:first[d + 1]`` of ``start``, ``end`` (its characters) and ``code``.
+    :func:`document_words` builds it; :func:`chunking_repeats` reads the words of chunks that are slices of the
+    documents from it instead of finding them again in each chunking."""
+
+    documents: Mapping[str, str]
+    doc_ids: pd.Index
+    first: IntArray
+    start: IntArray
+    end: IntArray
+    code: IntArray
+
+    def __post_init__(self) -> None:
+        if len(self.first) != len(self.doc_ids) + 1 or not len(self.start) == len(self.end) == len(self.code):
+            raise parameter_error("DocumentWords", "first", "offsets per document into one word per row", self.first)
+
+
+def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> DocumentWords:
+    """Every word of ``documents`` with its characters, coded with ``vocabulary`` (which learns the new ones).
+
+    Examples
+    --------
+    >>> found = document_words({"d": "Refunds take 30 days."}, Vocabulary())
+    >>> found.start.tolist(), found.end.tolist(), found.code.tolist()
+    ([0, 8, 13, 16], [7, 12, 15, 20], [0, 1, 2, 3])
+    """
+    import pandas as pd
+
+    spans: list[tuple[int, int]] = []
+    found: list[str] = []
+    counts = []
+    for text in documents.values():
+        matches = list(WORD.finditer(text.replace("’", "'")))
+        spans.extend(match.span() for match in matches)
+        found.extend(match.group() for match in matches)
+        counts.append(len(matches))
+    flat = np.empty(len(found), dtype=object)
+    flat[:] = found
+    local, spellings = pd.factorize(flat)
+    codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
+    bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    return DocumentWords(
+        documents,
+        pd.Index(list(documents), dtype=object),
+        np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        bounds[:, 0].copy(),
+        bounds[:, 1].copy(),
+        codes.astype(np.int64),
+    )
+
+
+def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: Vocabulary) -> PairSets | None:
+    """:func:`pair_sets` of the texts of ``values``, read from ``words`` (coded by ``vocabulary``): the document's
+    words inside each chunk, and the words of the pieces a chunk's edges cut from a word found again. ``None``
+    unless every chunk's text is its span of its document (a chunker that rewrites text).
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> text = "Refunds take 30 days."
+    >>> chunks = [cg.Chunk("c0", cg.Span("d", 0, 10), text[0:10]), cg.Chunk("c1", cg.Span("d", 10, 21), text[10:])]
+    >>> vocabulary = Vocabulary()
+    >>> read = chunk_pair_sets(chunks, document_words({"d": text}, vocabulary), vocabulary)
+    >>> found = pair_sets([chunk.text for chunk in chunks], vocabulary)
+    >>> read.start.tolist() == found.start.tolist(), read.key.tolist() == found.key.tolist(), read.sizes.tolist()
+    (True, True, [1, 2])
+    >>> chunk_pair_sets([cg.Chunk("c", cg.Span("d", 0, 7), "Rewritten")], document_words({"d": text}, vocabulary),
+    ...                 vocabulary) is None
+    True
+    """
+    docs = words.doc_ids.get_indexer(pd.Index([chunk.span.doc_id for chunk in values], dtype=object))
+    if (docs < 0).any():
+        return None
+    texts = words.documents
+    if any(texts[chunk.span.doc_id][chunk.span.start : chunk.span.end] != chunk.text for chunk in values):
+        return None
+    if not len(words.code):  # no word anywhere: none in any chunk
+        return _pair_keys(np.zeros(0, dtype=np.int64), np.zeros(len(values), dtype=np.int64))
+    begin = np.fromiter((chunk.span.start for chunk in values), dtype=np.int64, count=len(values))
+    finish = np.fromiter((chunk.span.end for chunk in values), dtype=np.int64, count=len(values))
+    # One sorted key per word, document first: the words of each chunk's document inside it are a range.
+    reach = int(max(finish.max(initial=0), words.end.max(initial=0))) + 1
+    doc_of = np.repeat(np.arange(len(words.doc_ids), dtype=np.int64), np.diff(words.first))
+    low = np.searchsorted(doc_of * reach + words.start, docs * reach + begin, side="left")
+    high = np.searchsorted(doc_of * reach + words.end, docs * reach + finish, side="right")
+    # A word cut by the chunk's start, or by its end (one word may be cut by both): its piece read again.
+    before = low - 1
+    front = (before >= words.first[docs]) & (words.end[np.maximum(before, 0)] > begin)
+    after = np.minimum(high, max(len(words.code) - 1, 0))
+    back = (high < words.first[docs + 1]) & (words.start[after] < finish) & ~(front & (before == high))
+    pieces: list[list[str]] = [[] for _ in range(2 * len(values))]
+    for i in np.flatnonzero(front | back).tolist():
+        text = values[i].text
+        lo, hi = int(begin[i]), int(finish[i])
+        if front[i]:
+            pieces[2 * i] = WORD.findall(text[: min(int(words.end[before[i]]), hi) - lo].replace("’", "'"))
+        if back[i]:
+            pieces[2 * i + 1] = WORD.findall(text[max(int(words.start[high[i]]), lo) - lo :].replace("’", "'"))
+    piece_lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)).reshape(-1, 2)
+    piece_codes = vocabulary.code([(word.casefold().replace("’", "'"),) for piece in pieces for word in piece])[1]
+    inner = np.maximum(high - low, 0)
+    lengths = piece_lengths[:, 0] + inner + piece_lengths[:, 1]
+    offsets = np.cumsum(lengths) - lengths
+    codes = np.empty(int(lengths.sum()), dtype=np.int64)
+    chunk = np.repeat(np.arange(len(values), dtype=np.int64), inner)
+    step = np.arange(len(chunk), dtype=np.int64) - np.repeat(np.cumsum(inner) - inner, inner)
+    codes[offsets[chunk] + piece_lengths[chunk, 0] + step] = words.code[low[chunk] + step]
+    # The pieces' words in order: chunk 0's front, chunk 0's back, chunk 1's front, ...
+    flat = piece_lengths.ravel()
+    owner = np.repeat(np.arange(len(flat), dtype=np.int64), flat)
+    place = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(flat) - flat, flat)
+    which, side = owner // 2, owner % 2
+    codes[offsets[which] + np.where(side == 0, 0, piece_lengths[which, 0] + inner[which]) + place] = piece_codes
+    return _pair_keys(codes, lengths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,9 +462,13 @@ def chunking_repeats(
     *,
     threshold: float = REPEATS_GOLD,
     function: str = "chunking_repeats",
+    words: DocumentWords | None = None,
 ) -> ChunkingRepeats:
     """The chunks of ``chunks`` holding at least ``threshold`` of a gold passage's pairs (``passages`` coded with
     ``vocabulary``), each distinct chunk's text read once, whichever runs retrieve it.
+
+    ``words``, the documents' :func:`document_words` (coded with ``vocabulary``), spares finding the words of
+    chunks that are slices of the documents again (:func:`chunk_pair_sets`): the same pairs.
 
     A chunk holding a share ``threshold`` of a passage's ``n`` pairs holds at least one of any ``n - m + 1`` of
     them (``m`` the fewest pairs making that share): only the chunks holding one of the passage's ``n - m + 1``
@@ -361,7 +491,8 @@ def chunking_repeats(
     values = checked_chunks(chunks, function=function)
     gold, gold_pairs = passages.gold, passages.pairs
     width = max(len(values), 1)
-    sets = pair_sets([chunk.text for chunk in values], vocabulary)
+    read = None if words is None else chunk_pair_sets(values, words, vocabulary)
+    sets = pair_sets([chunk.text for chunk in values], vocabulary) if read is None else read
     chunk_owner = sets.owner
     distinct, dense, holders = np.unique(sets.key, return_inverse=True, return_counts=True)
     dense = dense.ravel().astype(np.int64)

@@ -11,6 +11,7 @@ from contextgrid.analysis.audit import (
     REPEATS_GOLD,
     ChunkingRepeats,
     chunking_repeats,
+    document_words,
     gold_by_document,
     gold_passages,
     repeated_questions,
@@ -118,10 +119,12 @@ documents; the audit reads the questions' gold in the documents
         )
     )
 
-    # The gold's passages read once, each chunking's texts once (configurations share chunks files), then each
-    # run looked up in its chunking's repeats of the gold.
+    # The gold's passages read once, the documents' words once (each chunking's words are read from them, not
+    # found again in its texts), each chunking once (configurations share chunks files), then each run looked up
+    # in its chunking's repeats of the gold.
     vocabulary = Vocabulary()
     passages = gold_passages(items, workspace.documents, vocabulary, function=function)
+    words = document_words(workspace.documents, vocabulary)
     chunkings: dict[str, ChunkingRepeats] = {}
     found, unreadable = [], []
     for config in workspace.configs:
@@ -131,7 +134,12 @@ documents; the audit reads the questions' gold in the documents
             path = str(config.chunks)
             if path not in chunkings:
                 chunkings[path] = chunking_repeats(
-                    passages, workspace.chunks(config.name), vocabulary, threshold=repeats, function=function
+                    passages,
+                    workspace.chunks(config.name),
+                    vocabulary,
+                    threshold=repeats,
+                    function=function,
+                    words=words,
                 )
             labels = run_labels(
                 chunkings[path], workspace.run(config.name), workspace.qrels(config.name), function=function
