@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 
 from contextgrid.analysis.questions import shared_scores
 from contextgrid.answering.batch import SCORE_COLUMNS, answers_frame, worst_first
+from contextgrid.cli.budget import LEFT_OUT_FIRST as BUDGET_LEFT_OUT
+from contextgrid.cli.budget import TABLE_COLUMNS as BUDGET_COLUMNS
 from contextgrid.cli.diagnose import TABLE_COLUMNS
 from contextgrid.cli.main import main
 from contextgrid.cli.tables import TERMINAL_WIDTH
@@ -22,6 +25,7 @@ from contextgrid.significance import compare_configurations
 from contextgrid.significance.wording import format_interval, format_level
 from contextgrid.workspace.answers import workspace_answers, workspace_summary
 from contextgrid.workspace.audit import audit_workspace
+from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.model import Workspace
@@ -293,9 +297,52 @@ def test_audit_wraps_each_detail_under_its_column(sample: Workspace) -> None:
     assert {"kind", "question", "detail"} <= explained("audit")
 
 
-def test_budget_fits() -> None:
-    out, _ = run("budget", str(SAMPLE))
+def test_budget_fits_with_every_column_on_the_sample() -> None:
+    out, err = run("budget", str(SAMPLE))
     assert fits(out)
+    assert lines_of(out)[0].split() == ["config", "budget", "(characters)", *BUDGET_COLUMNS[2:]]
+    assert "left out" not in err
+
+
+def long_named(folder: Path, prefix: str) -> Path:
+    """A copy of the sample workspace with ``prefix`` before each configuration's name."""
+    copy = Path(shutil.copytree(SAMPLE, folder / "workspace"))
+    manifest = (copy / "contextgrid.toml").read_text()
+    (copy / "contextgrid.toml").write_text(re.sub(r'^name = "(.*)"$', rf'name = "{prefix}\1"', manifest, flags=re.M))
+    return copy
+
+
+def test_budget_leaves_out_columns_for_long_names_says_which_and_wide_prints_them(tmp_path: Path) -> None:
+    workspace = long_named(tmp_path, "retrieval-configuration-")
+    means = budget_curves(load_workspace(workspace)).means()
+    out, err = run("budget", str(workspace))
+    assert fits(out)
+    header = lines_of(out)[0].split()
+    left = [column for column in BUDGET_COLUMNS if column not in ["budget", *header]]
+    assert left
+    assert set(left) == set(BUDGET_LEFT_OUT[: len(left)])
+    assert f"contextgrid: note: {', '.join(left)} left out to fit {TERMINAL_WIDTH} characters" in err
+    wide, wide_err = run("budget", str(workspace), "--wide")
+    assert not fits(wide)
+    assert lines_of(wide)[0].split() == ["config", "budget", "(characters)", *BUDGET_COLUMNS[2:]]
+    assert "left out" not in wide_err
+    # The cells are the library's means, as the table rounds them.
+    rows = [line.split() for line in lines_of(wide)[1:]]
+    assert len(rows) == len(means)
+    for row, ((config, budget), mean) in zip(rows, means.iterrows(), strict=True):
+        assert (row[0], row[1]) == (config, f"{budget:,}")
+        assert row[2:] == [
+            f"{mean['evidence_recall']:.3f}",
+            f"{mean['hit_rate']:.3f}",
+            f"{mean['characters']:,.0f}",
+            f"{mean['chunks']:.1f}",
+            str(int(mean["questions"])),
+        ]
+
+
+def test_the_budget_help_explains_every_column() -> None:
+    names = explained("budget")
+    assert {"config", "budget (UNIT)", *BUDGET_COLUMNS[2:]} <= names
 
 
 @pytest.mark.parametrize("command", ["compare", "diagnose", "answers", "audit", "budget"])
