@@ -593,7 +593,9 @@ def missing_evidence(source: Source | Snapshot) -> tuple[str, ...]:
     return _workspace(source).missing_evidence()
 
 
-@cached(max_entries=16, spinner="Measuring context waste…")
+# Every configuration's row per question: large, and only read (the views select from it, summarise it or draw
+# it), so not copied on every run: a copy of 50 configurations x 10,000 questions cost 0.08 s per reader.
+@cached(max_entries=16, resource=True, spinner="Measuring context waste…")
 def waste_table(at: Snapshot, k: int) -> pd.DataFrame:
     """``workspace_waste``: every configuration's per-question waste at ``k``, index (config, question)."""
     from contextgrid.workspace.waste import workspace_waste

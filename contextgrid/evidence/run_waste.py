@@ -633,7 +633,14 @@ def box_statistics(table: pd.DataFrame, *, value: str) -> pd.DataFrame:
         raise ContextGridError(
             f"box_statistics: the table has no column {value!r}. Available: {', '.join(map(str, table.columns))}"
         )
-    codes, configs = pd.factorize(table.index.get_level_values("config"), sort=False)
+    index = table.index
+    if isinstance(index, pd.MultiIndex):
+        # The level's own codes, numbered again in the order they first appear: no label made per row.
+        level = index.names.index("config")
+        codes, first = pd.factorize(np.asarray(index.codes[level]), sort=False)
+        configs = index.levels[level].take(first, allow_fill=True)
+    else:
+        codes, configs = pd.factorize(index.get_level_values("config"), sort=False)
     values = table[value].to_numpy(dtype="float64")
     kept = ~np.isnan(values)
     codes, values = codes[kept], values[kept]
