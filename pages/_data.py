@@ -319,15 +319,6 @@ SPLIT_THRESHOLD = 0.5
 
 
 @cached(max_entries=16, spinner="Finding why questions fail…")
-def failure_causes(at: Snapshot, k: int, split_threshold: float = SPLIT_THRESHOLD) -> pd.DataFrame:
-    """``failure_causes``: the cause of every question of the questions file under every configuration at
-    ``k``; the workspace must have questions, documents and chunks (see :func:`missing_evidence`)."""
-    from contextgrid.workspace.causes import failure_causes as causes_of
-
-    return causes_of(at.workspace, k=k, split_threshold=split_threshold)
-
-
-@cached(max_entries=16, spinner="Finding why questions fail…")
 def causes_only(at: Snapshot, k: int) -> pd.DataFrame:
     """``failure_causes_only``: the cause of every question under every configuration at ``k`` (``config``,
     ``question``, ``cause``), without the signals that only one configuration's questions show."""
@@ -338,7 +329,7 @@ def causes_only(at: Snapshot, k: int) -> pd.DataFrame:
 
 @cached(max_entries=64, spinner="Finding why questions fail…")
 def configuration_causes(at: Snapshot, config: str, k: int) -> pd.DataFrame:
-    """``config``'s rows of :func:`failure_causes` at ``k``, signals included: its ``hit_elsewhere`` counts
+    """``config``'s rows of ``failure_causes`` at ``k``, signals included: its ``hit_elsewhere`` counts
     every other configuration's hits, found without their signals."""
     from contextgrid.workspace.causes import failure_causes as causes_of
 
@@ -510,7 +501,7 @@ def right_elsewhere(at: Snapshot, question: str, k: int, config: str) -> list[st
 @cached(max_entries=64)
 def transitions(at: Snapshot, k: int, before: str, after: str) -> pd.DataFrame:
     """``cause_transitions`` from ``before`` to ``after`` at ``k``: the changes of cause, largest first."""
-    return cause_transitions(failure_causes(at, k), before, after)
+    return cause_transitions(causes_only(at, k), before, after)
 
 
 @cached(max_entries=64)
