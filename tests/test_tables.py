@@ -200,6 +200,11 @@ def test_columnar_grades_equal_the_dict_path(
 )
 def test_repeated_pairs_are_found_exactly(rows: list[tuple[str, str]], grouped: bool) -> None:
     # Both duplicate searches: rows grouped by question (as files are) and interleaved.
+    assert_first_repeat_found(rows, grouped)
+
+
+def assert_first_repeat_found(rows: list[tuple[str, str]], grouped: bool) -> None:
+    """RunTable.from_columns refuses the first row that repeats a (question, chunk) pair, or takes all the rows."""
     if grouped:
         rows = sorted(rows, key=lambda row: row[0])
     seen: set[tuple[str, str]] = set()
@@ -215,6 +220,22 @@ def test_repeated_pairs_are_found_exactly(rows: list[tuple[str, str]], grouped: 
         with pytest.raises(RowError) as caught:
             RunTable.from_columns(list(questions), list(chunks))
         assert caught.value.row == first_repeat
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 19).flatmap(
+        lambda width: st.lists(
+            st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.text(alphabet="ab\x00", min_size=width, max_size=width)),
+            min_size=1,
+            max_size=40,
+        )
+    ),
+    st.booleans(),
+)
+def test_repeated_pairs_among_ids_of_one_length_are_found_exactly(rows: list[tuple[str, str]], grouped: bool) -> None:
+    # Ids all of one length are fingerprinted in place, without the gather that mixed lengths need.
+    assert_first_repeat_found(rows, grouped)
 
 
 def test_a_qrels_row_cannot_be_changed_through_the_table() -> None:
@@ -250,6 +271,16 @@ def test_judgements_are_found_in_shallow_rankings_row_by_row() -> None:
     judged = {f"q{i}": {f"c{i}": 2, f"c{i + 1}": 1, "x": 0} for i in range(30)}
     run = {f"q{i}": [f"c{j}" for j in range(i, i + 10)][::-1] for i in range(40)}
     assert_same_grades(judged, run, 10)
+
+
+def test_ids_of_one_fingerprint_are_told_apart_by_the_ids_themselves() -> None:
+    # "abcdefg" (7 bytes) and "abcdefg\x0f" share a fingerprint: the length byte and the eighth byte overlap.
+    # The match found by fingerprint is checked on the ids, and the run is looked up id by id instead.
+    assert_same_grades({"q1": {"abcdefg": 2, "c2": 1}}, {"q1": ["abcdefg\x0f", "c2", "abcdefg"]}, None)
+    assert_same_grades({"q1": {"abcdefg": 2}}, {"q1": ["c1", "abcdefg\x0f"]}, None)
+    pairs = [("q1", "abcdefg"), ("q1", "abcdefg\x0f"), ("q1", "abcdefg")]
+    assert_first_repeat_found(pairs[:2], True)
+    assert_first_repeat_found(pairs, True)
 
 
 def test_judgements_are_found_in_deep_rankings_by_search() -> None:

@@ -14,7 +14,7 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["first_repeated_pair"]
+__all__ = ["fingerprints", "first_repeated_pair"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -41,21 +41,28 @@ def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     return values
 
 
-def _fingerprints(strings: pa.Array) -> npt.NDArray[np.uint64]:
+def fingerprints(strings: pa.Array) -> npt.NDArray[np.uint64]:
     """A 64-bit fingerprint of every string, read from the raw UTF-8 buffers eight bytes at a time.
 
     Each round gathers every string's next eight bytes in one go, from a view
     that reads a little-endian word at every byte offset, so the cost grows
-    with the longest id in words, not with the total number of bytes. Equal
-    strings get equal fingerprints; unequal ones rarely do, and callers
+    with the longest id in words, not with the total number of bytes. Ids all
+    of one length (zero-padded numbers, hashes, UUIDs) need no gather at all.
+    Equal strings get equal fingerprints; unequal ones rarely do, and callers
     compare the strings themselves before concluding anything.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     n = len(strings)
     buffers = strings.buffers()
     wide = pa.types.is_large_string(strings.type)
     raw = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)[strings.offset : strings.offset + n + 1]
+    if n and not strings.null_count:
+        lengths_range = pc.min_max(pc.binary_length(strings)).as_py()
+        if lengths_range["min"] == lengths_range["max"] > 0:
+            data = np.frombuffer(buffers[2], dtype=np.uint8)
+            return _fixed_width_fingerprints(data, int(raw[0]), n, lengths_range["max"])
     offsets = raw.astype(np.int64)
     starts = offsets[:-1]
     lengths = np.diff(offsets)
@@ -78,6 +85,27 @@ def _fingerprints(strings: pa.Array) -> npt.NDArray[np.uint64]:
     return fingerprints
 
 
+def _fixed_width_fingerprints(data: npt.NDArray[np.uint8], first: int, n: int, width: int) -> npt.NDArray[np.uint64]:
+    """:func:`fingerprints` of ``n`` strings all ``width`` bytes long, laid end to end from byte ``first`` of
+    ``data``.
+
+    Their bytes are a matrix of ``width`` columns: the words are its columns, read in place (or from one copy
+    padded with zeros to whole words), where strings of mixed lengths need a gather per word. The same
+    fingerprints, as a string's padding is the zeros its last word's mask leaves.
+    """
+    matrix = data[first : first + n * width].reshape(n, width)
+    if width % 8:
+        padded = np.zeros((n, (width + 7) // 8 * 8), dtype=np.uint8)
+        padded[:, :width] = matrix
+        matrix = padded
+    words = matrix.view("<u8")
+    fingerprints = words[:, 0] ^ np.uint64(width << 56)
+    for word in range(1, words.shape[1]):
+        _mix(fingerprints)
+        fingerprints ^= words[:, word]
+    return fingerprints
+
+
 def _repeat_candidates_grouped(starts: IntArray, hashes: npt.NDArray[np.uint64]) -> IntArray | None:
     """Rows whose hash repeats within their question, for rows grouped by question (question j's
     rows start at ``starts[j]``); ``None`` if a matrix of them would be too sparse.
@@ -97,14 +125,13 @@ def _repeat_candidates_grouped(starts: IntArray, hashes: npt.NDArray[np.uint64])
         grid = np.sort(hashes.reshape(len(sizes), width), axis=1)
         repeats = grid[:, 1:] == grid[:, :-1]
     else:
+        # Row j's first sizes[j] cells, in row-major order, are the rows' hashes in order: a boolean mask lays
+        # them out in one sequential write, where a scatter to computed cells costs twice as much.
+        filled = np.arange(width) < sizes[:, None]
         grid = np.full((len(sizes), width), np.iinfo(np.uint64).max, dtype=np.uint64)
-        # Row j's hashes go to flat cells j * width + (i - starts[j]): one repeat, one flat scatter.
-        shift = np.arange(len(sizes), dtype=np.int64) * width - starts[:-1]
-        cells = np.repeat(shift, sizes)
-        cells += np.arange(len(hashes), dtype=np.int64)
-        grid.reshape(-1)[cells] = hashes
+        grid[filled] = hashes
         grid.sort(axis=1)
-        repeats = (grid[:, 1:] == grid[:, :-1]) & (np.arange(1, width) < sizes[:, None])
+        repeats = (grid[:, 1:] == grid[:, :-1]) & filled[:, 1:]
     rows: list[IntArray] = []
     for question in np.flatnonzero(repeats.any(axis=1)).tolist():
         start, stop = int(starts[question]), int(starts[question + 1])
@@ -134,7 +161,7 @@ def first_repeated_pair(codes: npt.NDArray[np.int32], starts: IntArray | None, c
     ``codes`` are the rows' question codes; ``starts`` are where each question's rows start when they are
     grouped by question, else ``None``.
     """
-    hashes = _fingerprints(chunk_id)
+    hashes = fingerprints(chunk_id)
     candidates = None if starts is None else _repeat_candidates_grouped(starts, hashes)
     if candidates is None:
         candidates = _repeat_candidates_bucketed(codes, hashes)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from contextgrid.data.repeats import fingerprints
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.engine.grades import (
     IdealLayout,
@@ -45,11 +46,19 @@ class _Judged:
     question_ids: list[str]
     questions: Any  # the same ids, a pyarrow array: a run's questions are looked up in it
     relevant: IntArray
-    chunks: Any  # the distinct relevant chunk ids, a pyarrow array: a run's chunks are looked up in it
-    rows: IntArray  # each relevant judgement's matrix row, its chunk's index in ``chunks``, and its grade
-    codes: CodeArray
+    rows: IntArray  # each relevant judgement's matrix row, chunk id (and its fingerprint) and grade
+    chunk_ids: Any
+    fingerprints: npt.NDArray[np.uint64]
     grades: IntArray
     ideal: IdealLayout
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """The relevant judgements' chunk ids as codes: for looking a run's chunk ids up id by id."""
+
+    chunks: Any  # the distinct relevant chunk ids, a pyarrow array: a run's chunks are looked up in it
+    codes: CodeArray  # each relevant judgement's chunk's index in ``chunks``
 
 
 def _codes(table: Any) -> IntArray:
@@ -88,39 +97,78 @@ def _judged(qrels: QrelsTable) -> _Judged:
     questions = qrels.question_array.take(pa.array(scored))
     row_of_owner = np.full(n_all, -1, dtype=np.int64)
     row_of_owner[scored] = np.arange(len(scored))
-    chunks = qrels.table.column("chunk_id").combine_chunks().filter(pa.array(is_relevant)).dictionary_encode()
+    chunk_ids = qrels.table.column("chunk_id").combine_chunks().filter(pa.array(is_relevant))
     return _Judged(
         question_ids=questions.to_pylist(),
         questions=questions,
         relevant=_frozen(relevant_all[scored]),
-        chunks=chunks.dictionary,
         rows=_frozen(row_of_owner[owner[is_relevant]]),
-        codes=_frozen(chunks.indices.to_numpy(zero_copy_only=False).astype(np.int32)),
+        chunk_ids=chunk_ids,
+        fingerprints=_frozen(fingerprints(chunk_ids)),
         grades=_frozen(grades[is_relevant]),
         ideal=ideal_layout(owner, grades, scored, n_all),
     )
 
 
-def _match_in_rows(judged: _Judged, shape: tuple[int, int], cells: IntArray, codes: CodeArray) -> Matches:
+def _encoded(judged: _Judged) -> _Encoded:
+    """Kept with the table, as :func:`_judged` is; made only when a run's ids are looked up one by one."""
+    chunks = judged.chunk_ids.dictionary_encode()
+    return _Encoded(chunks.dictionary, _frozen(chunks.indices.to_numpy(zero_copy_only=False).astype(np.int32)))
+
+
+def _match_in_rows(
+    judged: _Judged, encoded: _Encoded, shape: tuple[int, int], cells: IntArray, codes: CodeArray
+) -> Matches:
     """Each relevant judgement's column in its row of retrieved chunks, for those retrieved: lay the
     retrieved chunks out as a matrix (``cells`` index it flat) and compare each judgement with its row."""
     if shape[1] == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     retrieved = np.full(shape[0] * shape[1], -1, dtype=np.int32)
     retrieved[cells] = codes
-    same = retrieved.reshape(shape)[judged.rows] == judged.codes[:, None]
+    same = retrieved.reshape(shape)[judged.rows] == encoded.codes[:, None]
     column = np.argmax(same, axis=1)
     matched = np.flatnonzero(same[np.arange(len(same)), column])
     return matched, column[matched]
 
 
-def _match_by_search(judged: _Judged, width: int, cells: IntArray, codes: CodeArray) -> Matches:
+def _match_by_fingerprints(
+    judged: _Judged, shape: tuple[int, int], cells: IntArray, retrieved: Any, first: IntArray, filled: IntArray
+) -> Matches | None:
+    """The matches of :func:`_match_in_rows`, found by comparing the chunk ids' fingerprints instead of
+    looking every retrieved id up among the relevant ones (a hash lookup per id costs several times more);
+    ``None`` if a match's ids differ after all, for the caller to look them up.
+
+    ``retrieved`` are the ids the flat ``cells`` hold; row ``r``'s are ``retrieved[first[r]:][:filled[r]]``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows, width = shape
+    if width == 0 or len(judged.rows) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    grid = np.zeros(rows * width, dtype=np.uint64)
+    grid[cells] = fingerprints(retrieved)
+    same = grid.reshape(shape)[judged.rows] == judged.fingerprints[:, None]
+    column = np.argmax(same, axis=1)
+    # A row's filled cells come first, so an empty cell is the first equal one only where no filled one is.
+    found = same[np.arange(len(same)), column] & (column < filled[judged.rows])
+    matched = np.flatnonzero(found)
+    at = column[matched]
+    # Equal fingerprints are only candidates: the ids themselves must be equal.
+    theirs = retrieved.take(pa.array(first[judged.rows[matched]] + at))
+    ours = judged.chunk_ids.take(pa.array(matched))
+    if len(matched) and not pc.all(pc.equal(theirs, ours)).as_py():
+        return None
+    return matched, at
+
+
+def _match_by_search(judged: _Judged, encoded: _Encoded, width: int, cells: IntArray, codes: CodeArray) -> Matches:
     """The same matches as :func:`_match_in_rows`, found by a binary search for each retrieved
     (row, chunk) among the judgements' sorted keys: for rankings too deep to compare row by row."""
     if len(judged.rows) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    chunks = np.int64(len(judged.chunks))
-    keys = judged.rows * chunks + judged.codes
+    chunks = np.int64(len(encoded.chunks))
+    keys = judged.rows * chunks + encoded.codes
     order = np.argsort(keys)
     sorted_keys = keys[order]
     known = codes >= 0
@@ -175,20 +223,29 @@ def ranked_grades_from_tables(
     step = np.arange(total)
     cells = np.repeat(run_row * width - before, cut) + step
     chunk_ids = run.table.column("chunk_id")
-    if total == run.num_rows:
-        codes = _lookup(chunk_ids, judged.chunks)
-    else:
-        positions = np.repeat(run.starts[:-1] - before, cut) + step
+    positions = None if total == run.num_rows else np.repeat(run.starts[:-1] - before, cut) + step
+    in_rows = len(judged.rows) * width <= _COMPARISONS_PER_ROW * total
+    matches = None
+    if in_rows:
+        retrieved = (chunk_ids if positions is None else chunk_ids.take(pa.array(positions))).combine_chunks()
+        first = np.zeros(n, dtype=np.int64)
+        first[run_row[answered]] = before[answered]
+        matches = _match_by_fingerprints(judged, (n, width), cells, retrieved, first, np.minimum(lengths, width))
+    if matches is None:
+        encoded = qrels.derived("engine.encoded", lambda: _encoded(judged))
+        if positions is None:
+            codes = _lookup(chunk_ids, encoded.chunks)
         # Looking every row up beats gathering the strings first unless most rows are left out.
-        if 2 * total >= run.num_rows:
-            codes = _lookup(chunk_ids, judged.chunks)[positions]
+        elif 2 * total >= run.num_rows:
+            codes = _lookup(chunk_ids, encoded.chunks)[positions]
         else:
-            codes = _lookup(chunk_ids.take(pa.array(positions)), judged.chunks)
-
-    if len(judged.rows) * width <= _COMPARISONS_PER_ROW * total:
-        matched, at = _match_in_rows(judged, (n, width), cells, codes)
-    else:
-        matched, at = _match_by_search(judged, width, cells, codes)
+            codes = _lookup(chunk_ids.take(pa.array(positions)), encoded.chunks)
+        matches = (
+            _match_in_rows(judged, encoded, (n, width), cells, codes)
+            if in_rows
+            else _match_by_search(judged, encoded, width, cells, codes)
+        )
+    matched, at = matches
     # Column-major: the metrics run down one rank (column) at a time.
     gains = np.zeros((n, width), dtype=np.int64, order="F")
     gains[judged.rows[matched], at] = judged.grades[matched]

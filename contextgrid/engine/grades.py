@@ -11,7 +11,7 @@ import gc
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
-from itertools import chain
+from itertools import chain, count
 from numbers import Integral
 from operator import methodcaller
 from typing import Any
@@ -27,6 +27,9 @@ __all__ = ["RankedGrades", "build_ranked_grades"]
 
 # The mapping's own values(): a C-level view for a dict, where Mapping.values would iterate in Python.
 _values = methodcaller("values")
+# str.join as the check that every id of a ranking is a str: a C-level pass that raises TypeError at the first
+# that is not (see check_ranked_ids).
+_join_ids: Callable[[Sequence[str]], str] = "".join
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -134,23 +137,62 @@ def _check_judgements(qrels: Mapping[str, Mapping[str, int]]) -> None:
                 )
 
 
-def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]], *, from_table: bool) -> IntArray:
-    """Refuse a ranking that is not a sequence of distinct chunk ids, each a str (as a table's are); returns
-    the rankings' lengths."""
+def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]]) -> IntArray:
+    """Refuse a ranking that is not a sequence; returns the rankings' lengths."""
     if not set(map(type, rankings)) <= {list, tuple}:
         for question_id, ranked in zip(question_ids, rankings, strict=True):
             if isinstance(ranked, (str, bytes)) or not isinstance(ranked, Sequence):
                 raise ContextGridError(
                     f"the run for query {question_id!r} must be a list of chunk ids, best first, got {ranked!r}"
                 )
-    if not from_table:
-        check_ranked_ids(question_ids, rankings)
-    distinct = np.fromiter(map(len, map(set, rankings)), dtype=np.int64, count=len(rankings))
-    lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
-    repeating = np.flatnonzero(distinct != lengths)
-    if len(repeating) == 0:
-        return lengths
-    first = int(repeating[0])
+    return np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+
+
+Found = list[tuple[int, int, int]]
+"""Each relevant chunk found in its ranking's top ``width``: its row, its position there, and its grade."""
+
+
+def _scan_rankings(
+    question_ids: list[str],
+    judgement_maps: list[Mapping[str, int]],
+    rankings: list[Sequence[str]],
+    width: int,
+    *,
+    from_table: bool,
+) -> Found:
+    """Check each ranking's chunk ids (each a str, as a table's are, and distinct) and find its relevant chunks
+    in its top ``width``, in one pass.
+
+    One pass, because the cost is fetching the ids from memory: the str check, the set that finds repeats and
+    the search for the relevant chunks read the same few hundred bytes of a ranking, and while it is in the
+    CPU cache the second and third reads are nearly free, where a pass each would fetch every id again.
+    """
+    join = None if from_table else _join_ids
+    found: Found = []
+    add = found.append
+    repeating: list[int] = []
+    try:
+        for row, judgements, ranked in zip(count(), judgement_maps, rankings):
+            if join is not None:
+                join(ranked)  # TypeError at an id that is not a str, before set() meets an unhashable one
+            if len(set(ranked)) != len(ranked):
+                repeating.append(row)
+            top = ranked[:width]
+            for chunk_id in judgements.keys() & top:
+                grade = judgements[chunk_id]
+                if grade > 0:
+                    add((row, top.index(chunk_id), grade))
+    except TypeError:
+        check_ranked_ids(question_ids, rankings)  # names the first id that is not a str
+        raise
+    if repeating:
+        raise _repeats_refused(question_ids, rankings, repeating)
+    return found
+
+
+def _repeats_refused(question_ids: list[str], rankings: list[Sequence[str]], repeating: list[int]) -> ContextGridError:
+    """The refusal of the rankings ``repeating`` (rows, ascending), naming the first's repeated ids."""
+    first = repeating[0]
     seen: set[str] = set()
     repeated: dict[str, None] = {}
     for chunk_id in rankings[first]:
@@ -164,10 +206,10 @@ def _check_rankings(question_ids: list[str], rankings: list[Sequence[str]], *, f
         "best position."
     )
     if len(repeating) > 1:
-        others = [question_ids[int(i)] for i in repeating[1:6]]
+        others = [question_ids[i] for i in repeating[1:6]]
         more = " …" if len(repeating) > 6 else ""
         message += f" Other queries that repeat ids: {', '.join(map(repr, others))}{more}"
-    raise DuplicateChunkError(message)
+    return DuplicateChunkError(message)
 
 
 @contextmanager
@@ -225,18 +267,10 @@ def _lay_out(
     judgement_maps = [qrels[q] for q in question_ids]
     empty: Sequence[str] = ()
     rankings = [run.get(q, empty) for q in question_ids]
-    lengths = _check_rankings(question_ids, rankings, from_table=isinstance(run, RunTable))
+    lengths = _check_rankings(question_ids, rankings)
     longest = int(lengths.max(initial=0))
     width = longest if depth is None else min(depth, longest)
-    # Only relevant chunks carry a gain, so find each in its ranking's top `width` (a C-level scan of a
-    # short list) instead of looking every retrieved chunk up in the judgements.
-    found = [
-        (row, top.index(chunk_id), grade)
-        for row, (judgements, ranked) in enumerate(zip(judgement_maps, rankings, strict=True))
-        for top in (ranked[:width],)
-        for chunk_id, grade in judgements.items()
-        if grade > 0 and chunk_id in top
-    ]
+    found = _scan_rankings(question_ids, judgement_maps, rankings, width, from_table=isinstance(run, RunTable))
     gains = np.zeros((len(question_ids), width), dtype=np.int64, order="F")
     if found:
         rows, positions, values = np.array(found, dtype=np.int64).T
