@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 import contextgrid as cg
 from contextgrid.analysis.audit import (
     chunk_pair_sets,
+    chunking_repeats,
     document_words,
     gold_by_document,
+    gold_passages,
     missing_labels,
     pair_sets,
     passage_pairs,
     repeated_questions,
+    run_labels,
 )
 from contextgrid.analysis.word_sets import Vocabulary
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
@@ -225,6 +228,20 @@ def label_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_missing_labels_equal_the_reference(case: tuple[Any, ...]) -> None:
     items, chunks, run, qrels, documents, threshold = case
     found = missing_labels(items, chunks, run, qrels, documents, threshold=threshold)
+    rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
+    assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
+
+
+@settings(max_examples=300, deadline=None)
+@given(label_inputs())
+def test_labels_read_from_the_documents_words_equal_the_reference(case: tuple[Any, ...]) -> None:
+    # The audit of a workspace reads each chunking's words from the documents' (chunking_repeats' words).
+    items, chunks, run, qrels, documents, threshold = case
+    vocabulary = Vocabulary()
+    passages = gold_passages(items, documents, vocabulary)
+    words = document_words(documents, vocabulary)
+    repeats = chunking_repeats(passages, chunks, vocabulary, threshold=threshold, words=words)
+    found = run_labels(repeats, run, qrels)
     rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
 

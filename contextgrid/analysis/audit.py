@@ -498,14 +498,18 @@ def chunking_repeats(
     dense = dense.ravel().astype(np.int64)
     # Each passage pair among the chunks' pairs, and how many chunks hold it (0: none).
     passage_owner, size = gold_pairs.owner, gold_pairs.sizes
-    at = np.minimum(np.searchsorted(distinct, gold_pairs.key), max(len(distinct) - 1, 0))
+    # Looked up in ascending order, the searches walk ``distinct`` forward (the keys ascend within each passage only).
+    ascending = np.argsort(gold_pairs.key)
+    at = np.empty(len(gold_pairs.key), dtype=np.int64)
+    at[ascending] = np.minimum(np.searchsorted(distinct, gold_pairs.key[ascending]), max(len(distinct) - 1, 0))
     present = distinct[at] == gold_pairs.key if len(distinct) else np.zeros(len(gold_pairs.key), dtype=bool)
     frequency = np.where(present, holders[at] if len(distinct) else 0, 0)
     # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
     # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
     fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
     prefix = np.maximum(size - fewest + 1, 0)
-    order = np.lexsort((gold_pairs.key, frequency, passage_owner))
+    # By passage, then frequency, then key: one stable sort, the keys ascending within each passage already.
+    order = np.argsort(passage_owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
     position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
     chosen = order[(position < prefix[passage_owner[order]]) & present[order]]
     # The chunks holding each chosen pair: the chunks' pairs grouped by their position in ``distinct``.
@@ -526,7 +530,10 @@ def chunking_repeats(
     span = max(len(distinct), 1)
     table = chunk_owner * span + dense
     wanted = in_chunk[row] * span + at[word]
-    spot = np.minimum(np.searchsorted(table, wanted), max(len(table) - 1, 0))
+    # The candidates in chunk order: the searches walk ``table`` forward.
+    by_chunk = np.argsort(wanted)
+    spot = np.empty(len(wanted), dtype=np.int64)
+    spot[by_chunk] = np.minimum(np.searchsorted(table, wanted[by_chunk]), max(len(table) - 1, 0))
     inside = present[word] & (table[spot] == wanted) if len(table) else np.zeros(len(wanted), dtype=bool)
     held = np.bincount(row[inside], minlength=len(pairs))
     share = held / counts
