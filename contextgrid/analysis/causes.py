@@ -45,6 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from contextgrid.analysis.word_sets import (
     Vocabulary,
@@ -458,9 +460,13 @@ def _ranking(
     judged_item = np.repeat(
         ids.get_indexer(pd.Index(judged.question_ids, dtype=object)).astype(np.int64), starts[1:] - starts[:-1]
     )
-    judged_chunk = chunk_ids.get_indexer(
-        pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
-    ).astype(np.int64)
+    # Arrow's hash lookup on the string column as it is (no Python str per row), as run_rows does.
+    judged_chunk = np.asarray(
+        pc.index_in(
+            judged.table.column("chunk_id").cast(pa.string()), value_set=pa.array(chunk_ids, type=pa.string())
+        ).fill_null(-1),
+        dtype=np.int64,
+    )
     graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
     width = max(len(chunk_ids), 1)
     # Each row's (question, chunk) key looked up among the sorted graded keys (few), not sorted with them.
