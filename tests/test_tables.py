@@ -273,6 +273,13 @@ def test_judgements_are_found_in_shallow_rankings_row_by_row() -> None:
     assert_same_grades(judged, run, 10)
 
 
+def test_repeats_among_long_ids_of_one_length_are_found() -> None:
+    # A length past 255 bytes overflows the fingerprint's length byte: the ids still decide.
+    long_ids = ["a" * 300, "b" * 300, "a" * 299 + "b"]
+    assert_first_repeat_found([("q1", chunk) for chunk in long_ids], True)
+    assert_first_repeat_found([("q1", chunk) for chunk in [*long_ids, long_ids[2]]], True)
+
+
 def test_ids_of_one_fingerprint_are_told_apart_by_the_ids_themselves() -> None:
     # "abcdefg" (7 bytes) and "abcdefg\x0f" share a fingerprint: the length byte and the eighth byte overlap.
     # The match found by fingerprint is checked on the ids, and the run is looked up id by id instead.

@@ -99,7 +99,8 @@ def _fixed_width_fingerprints(data: npt.NDArray[np.uint8], first: int, n: int, w
         padded[:, :width] = matrix
         matrix = padded
     words = matrix.view("<u8")
-    fingerprints = words[:, 0] ^ np.uint64(width << 56)
+    # The length's low byte in the top byte, as the general path's uint64 shift keeps it.
+    fingerprints = words[:, 0] ^ np.uint64((width << 56) & _WORD_MASKS[8].item())
     for word in range(1, words.shape[1]):
         _mix(fingerprints)
         fingerprints ^= words[:, word]
