@@ -15,6 +15,7 @@ from contextgrid.analysis.causes import cause_chunking, cause_questions, lexical
 from contextgrid.analysis.word_sets import Vocabulary, set_keys, shared_counts, shared_with_keys
 from contextgrid.core.errors import InvalidParameterError
 from contextgrid.evidence.run_waste import chunking_gold
+from contextgrid.index.bm25 import Analyzer as BM25Analyzer
 from contextgrid.workspace.causes import failure_causes, failure_causes_only, retriever_analyzer
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
@@ -138,3 +139,15 @@ def test_one_configuration_with_the_others_counted_is_its_rows_of_the_whole_tabl
     assert (alone["hit_elsewhere"].dropna() == 0).all()  # no others: none counted
     with pytest.raises(InvalidParameterError, match="'others' parameter of failure_causes"):
         failure_causes(workspace, k=3, configs=[workspace.names[0]], others="bm25")
+
+
+def test_bm25s_analyzer_read_in_one_batch_gives_the_gaps_of_one_text_at_a_time() -> None:
+    workspace = load_workspace(SAMPLE)
+    questions = cause_questions(workspace.resolved[0], workspace.documents)
+    for stemmer, stopwords in (("english", "en"), (None, None), ("porter", None)):
+        analyzer = BM25Analyzer(stemmer=stemmer, stopwords=stopwords)
+        batched = lexical_gaps(questions, analyzer)
+        one_by_one = lexical_gaps(questions, analyzer.__call__)  # a bound method, not a BM25 Analyzer: text by text
+        assert batched.gap.tolist() == one_by_one.gap.tolist()
+        assert batched.gap.any()
+        assert not batched.gap.all()

@@ -421,13 +421,20 @@ def lexical_gaps(questions: CauseQuestions, analyzer: Analyzer) -> LexicalGaps:
     >>> lexical_gaps(questions, lambda text: [word.strip("?.s").lower() for word in text.split()]).gap.tolist()
     [True, False]
     """
+    from contextgrid.index.bm25 import Analyzer as BM25Analyzer
+
     gap = np.zeros(len(questions.questions), dtype=bool)
     resolved = questions.owner
     if len(resolved):
+        # BM25's analyzer reads many texts with one stemmer (its call makes one per text); the same terms.
+        analyze = analyzer.many if isinstance(analyzer, BM25Analyzer) else lambda texts: [analyzer(t) for t in texts]
         vocabulary = Vocabulary()
-        question_terms = vocabulary.code([analyzer(questions.questions[i].question) for i in resolved])
+        question_terms = vocabulary.code(analyze([questions.questions[i].question for i in resolved]))
+        texts = [text for i in resolved for text in questions.passages[i]]
+        counts = np.fromiter((len(questions.passages[i]) for i in resolved), dtype=np.int64, count=len(resolved))
+        terms = iter(analyze(texts))
         passage_terms = vocabulary.code(
-            [[term for text in questions.passages[i] for term in analyzer(text)] for i in resolved]
+            [[term for _ in range(count) for term in next(terms)] for count in counts.tolist()]
         )
         positions = np.arange(len(resolved), dtype=np.int64)
         gap[resolved] = shared_counts(question_terms, positions, passage_terms, positions, vocabulary.size) == 0
