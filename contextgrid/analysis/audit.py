@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from contextgrid.analysis.word_sets import Vocabulary, WordSets, set_sizes, shared_counts
 from contextgrid.core.checks import check_fraction
@@ -581,17 +583,25 @@ def run_labels(
     judged = QrelsTable.from_dict(qrels)
     starts = np.asarray(judged.starts, dtype=np.int64)
     judged_item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), np.diff(starts))
-    judged_chunk = chunk_ids.get_indexer(
-        pd.Index(np.asarray(judged.table.column("chunk_id").to_numpy(zero_copy_only=False), dtype=object))
+    # Arrow's hash lookup on the string column as it is (no Python str per judged row), as run_rows does.
+    judged_chunk = np.asarray(
+        pc.index_in(
+            judged.table.column("chunk_id").cast(pa.string()), value_set=pa.array(chunk_ids, type=pa.string())
+        ).fill_null(-1),
+        dtype=np.int64,
     )
-    grades = pd.Series(
-        np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64),
-        index=judged_item.astype(np.int64) * width + judged_chunk,
-    )
-    grades = grades[(judged_item >= 0) & (judged_chunk >= 0)]
-    grades = grades[~grades.index.duplicated()]
+    known = (judged_item >= 0) & (judged_chunk >= 0)
+    judged_key = judged_item[known].astype(np.int64) * width + judged_chunk[known]
+    judged_grade = np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64)[known]
+    # The first grade of each (question, chunk), its keys sorted: each retrieved row looked up among them.
+    by_key = np.argsort(judged_key, kind="stable")
+    first = np.ones(len(by_key), dtype=bool)
+    first[1:] = judged_key[by_key][1:] != judged_key[by_key][:-1]
+    keys, values = judged_key[by_key][first], judged_grade[by_key][first]
     row_key = rows.item * width + rows.chunk
-    grade = grades.reindex(row_key).to_numpy(dtype=float)
+    at = np.minimum(np.searchsorted(keys, row_key), max(len(keys) - 1, 0))
+    graded = keys[at] == row_key if len(keys) else np.zeros(len(row_key), dtype=bool)
+    grade = np.where(graded, values[at] if len(keys) else 0, np.nan)
     overlapping = repeats.overlapping
     spot = np.minimum(np.searchsorted(overlapping, row_key), max(len(overlapping) - 1, 0))
     overlaps = overlapping[spot] == row_key if len(overlapping) else np.zeros(len(row_key), dtype=bool)
