@@ -385,7 +385,11 @@ def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: V
         if back[i]:
             pieces[2 * i + 1] = WORD.findall(text[max(int(words.start[high[i]]), lo) - lo :].replace("’", "'"))
     piece_lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)).reshape(-1, 2)
-    piece_codes = vocabulary.code([(word.casefold().replace("’", "'"),) for piece in pieces for word in piece])[1]
+    # Each distinct spelling folded and coded once, as pair_sets does.
+    spelled = np.empty(int(piece_lengths.sum()), dtype=object)
+    spelled[:] = list(itertools.chain.from_iterable(pieces))
+    local, spellings = pd.factorize(spelled)
+    piece_codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
     inner = np.maximum(high - low, 0)
     lengths = piece_lengths[:, 0] + inner + piece_lengths[:, 1]
     offsets = np.cumsum(lengths) - lengths
