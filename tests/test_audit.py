@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from commandline import run_main
@@ -29,7 +30,7 @@ from contextgrid.analysis.audit import (
 )
 from contextgrid.analysis.word_sets import Vocabulary
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
-from contextgrid.core.text import words
+from contextgrid.core.text import WORD, words
 from contextgrid.io import write_chunks, write_documents, write_questions
 from contextgrid.workspace.audit import FINDING_KINDS, audit_workspace
 from contextgrid.workspace.manifest import load_workspace
@@ -115,6 +116,20 @@ def test_chunk_pairs_read_from_the_documents_words_equal_the_pairs_found_in_the_
     assert read.key.tolist() == found.key.tolist()
     # And the pairs are the texts' own (passage_pairs, the rule read one text at a time).
     assert read.sizes.tolist() == [len(passage_pairs(chunk.text)) for chunk in chunks]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, max_size=3))
+def test_document_words_are_the_word_rules_matches_in_each_document(texts: list[str]) -> None:
+    documents = {f"d{i}": text for i, text in enumerate(texts)}
+    found = document_words(documents, Vocabulary())
+    spans = [[match.span() for match in WORD.finditer(text.replace("’", "'"))] for text in texts]
+    assert np.diff(found.first).tolist() == [len(each) for each in spans]
+    assert list(zip(found.start.tolist(), found.end.tolist(), strict=True)) == [span for each in spans for span in each]
+    # One code per folded word, and one folded word per code.
+    folded = [text[a:b].replace("’", "'").casefold() for text, each in zip(texts, spans, strict=True) for a, b in each]
+    pairs = set(zip(folded, found.code.tolist(), strict=True))
+    assert len(pairs) == len(set(folded)) == len(set(found.code.tolist()))
 
 
 def test_chunk_pairs_are_not_read_from_the_documents_for_a_chunk_whose_text_is_not_its_span() -> None:

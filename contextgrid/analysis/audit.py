@@ -18,6 +18,7 @@ The rules (each a function; :func:`contextgrid.workspace.audit.audit_workspace` 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -303,6 +304,10 @@ class DocumentWords:
             raise parameter_error("DocumentWords", "first", "offsets per document into one word per row", self.first)
 
 
+_AROUND_WORDS = re.compile(f"({WORD.pattern})")
+"""The word rule as a group: splitting a text by it keeps the words, between what lies around them."""
+
+
 def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> DocumentWords:
     """Every word of ``documents`` with its characters, coded with ``vocabulary`` (which learns the new ones).
 
@@ -314,25 +319,29 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     """
     import pandas as pd
 
-    spans: list[tuple[int, int]] = []
-    found: list[str] = []
-    counts = []
+    # Split around the words, a text's pieces alternate: what lies before the first word, a word, what lies
+    # between it and the next, ...: their lengths add up to each word's end, with no match object per word.
+    starts, ends, found = [], [], []
     for text in documents.values():
-        matches = list(WORD.finditer(text.replace("’", "'")))
-        spans.extend(match.span() for match in matches)
-        found.extend(match.group() for match in matches)
-        counts.append(len(matches))
-    flat = np.empty(len(found), dtype=object)
-    flat[:] = found
+        pieces = _AROUND_WORDS.split(text.replace("’", "'"))
+        reach = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
+        here = pieces[1::2]
+        ends.append(reach[1::2])
+        starts.append(reach[1::2] - np.fromiter(map(len, here), dtype=np.int64, count=len(here)))
+        found.append(here)
+    counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    start = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
+    end = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
+    flat = np.empty(int(counts.sum()), dtype=object)
+    flat[:] = list(itertools.chain.from_iterable(found))
     local, spellings = pd.factorize(flat)
     codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
-    bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)
     return DocumentWords(
         documents,
         pd.Index(list(documents), dtype=object),
         np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-        bounds[:, 0].copy(),
-        bounds[:, 1].copy(),
+        start.astype(np.int64),
+        end.astype(np.int64),
         codes.astype(np.int64),
     )
 
