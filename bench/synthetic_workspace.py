@@ -387,10 +387,10 @@ def check(folder: str | Path, *, judgements: bool = True) -> None:
     every qrels file against the workspace's own judgements on the gold spans. Raises on a mismatch."""
     from contextgrid.analysis.causes import cause_counts, cause_oracle, cause_transitions
     from contextgrid.analysis.questions import question_changes, question_listing, question_scores, shared_scores
-    from contextgrid.answering.batch import answers_frame, summarize_answers
+    from contextgrid.answering.batch import summarize_answers, worst_first
     from contextgrid.render.report import build_report
     from contextgrid.significance import compare_configurations
-    from contextgrid.workspace.answers import workspace_answers
+    from contextgrid.workspace.answers import workspace_answer, workspace_answers_frame
     from contextgrid.workspace.audit import audit_workspace
     from contextgrid.workspace.budget import budget_curves
     from contextgrid.workspace.causes import failure_causes
@@ -437,10 +437,17 @@ def check(folder: str | Path, *, judgements: bool = True) -> None:
     _timed("Context waste: configuration_summary (Report tab)", lambda: configuration_summary(ws, b, k=5, baseline=b))
     _timed("Context waste: build_report (Report tab)", lambda: build_report(ws, b, k=5, baseline=b))
     answered = [config.name for config in ws.configs if config.answers is not None]
-    _timed(
-        f"Answers: workspace_answers and summary ({len(answered)} configurations)",
-        lambda: summarize_answers({name: answers_frame(workspace_answers(ws, name)) for name in answered}),
-    )
+    if answered:
+        frames = _timed(
+            f"Answers: workspace_answers_frame ({len(answered)} configurations)",
+            lambda: {name: workspace_answers_frame(ws, name) for name in answered},
+        )
+        _timed(
+            "Answers: summary and the first one's table",
+            lambda: (summarize_answers(frames), worst_first(frames[answered[0]])),
+        )
+        first = frames[answered[0]]
+        _timed("Answers: one answer with its context", lambda: workspace_answer(ws, answered[0], first.index[0]))
     del results
 
 

@@ -24,6 +24,7 @@ from contextgrid.answering.batch import (
     invalid_citations,
     passages_frame,
     score_answers,
+    score_frame,
     summarize_answers,
     worst_first,
 )
@@ -33,6 +34,7 @@ from contextgrid.core.errors import InputFileError
 from contextgrid.core.text import words
 from contextgrid.data.records import AnswerRecord
 from contextgrid.io import read_answers, read_chunks, read_qrels
+from contextgrid.io.answers import read_answer_columns
 from contextgrid.render.answer_html import answer_html, mark_answer
 from contextgrid.workspace.answers import (
     workspace_answer,
@@ -168,6 +170,26 @@ def test_an_unknown_chunk_or_question_names_the_answers_file_and_line(tmp_path: 
         score_answers(ITEMS, read_answers(path), CHUNKS, QRELS, source=path)
     with pytest.raises(cg.ContextGridError, match=r"^answer 1 \(question 'q7'\): answers question 'q7'"):
         score_answers(ITEMS, read_answers(path), CHUNKS, QRELS)
+
+
+def test_the_columns_name_the_answers_file_and_line_as_the_records_do(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    path.write_text(
+        '{"question_id": "q1", "answer": "30 days [1].", "citations": [1], "context_chunk_ids": ["r0"]}\n'
+        "\n"
+        '{"question_id": "q2", "answer": "90 minutes.", "context_chunk_ids": ["s0", "s9"]}\n'
+    )
+    columns = read_answer_columns(path)
+    # The file is gone: the line can only come from the columns.
+    path.unlink()
+    with pytest.raises(InputFileError) as caught:
+        score_frame(ITEMS, columns, CHUNKS, QRELS, source=path)
+    assert str(caught.value) == (
+        f"{path}, line 3: the context names chunk(s) 's9', which are not chunks of this configuration's chunking: "
+        + repr('{"question_id": "q2", "answer": "90 minutes.", "context_chunk_ids": ["s0", "s9"]}')
+    )
+    with pytest.raises(cg.ContextGridError, match=r"^answer 2 \(question 'q2'\): the context names chunk\(s\) 's9'"):
+        score_frame(ITEMS, columns, CHUNKS, QRELS)
 
 
 def test_the_line_named_is_the_one_the_reader_kept(tmp_path: Path) -> None:

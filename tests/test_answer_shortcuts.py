@@ -21,6 +21,7 @@ from contextgrid.answering.context import ContextBuilder, context_from_chunks
 from contextgrid.answering.lexical import ABSTENTION_PHRASES, abstentions, is_abstention
 from contextgrid.chunking import RegexTokenizer
 from contextgrid.core.text import CITATION, WORD, words
+from contextgrid.io.answers import AnswerColumns
 
 ALPHABET = "ab Zß İ’'_[]0123,;.-\n\t\u00a0\x1c\u0307é\x01"
 TEXTS = st.text(alphabet=ALPHABET, max_size=40)
@@ -133,6 +134,9 @@ def test_score_frame_is_score_answer_answer_by_answer(case: Case) -> None:
     # The chunks' words found once and given again, and the records derived from the frame: the same scores.
     found = chunk_words(chunks)
     pd.testing.assert_frame_equal(score_frame(items, records, found, qrels), expected, check_exact=True)
+    # The answers given as columns, as read_answer_columns reads them: the same scores.
+    columns = AnswerColumns.from_records(records)
+    pd.testing.assert_frame_equal(score_frame(items, columns, found, qrels), expected, check_exact=True)
     pd.testing.assert_frame_equal(
         answers_frame(score_answers(items, records, found, qrels)), expected, check_exact=True
     )
@@ -173,6 +177,8 @@ def test_the_first_bad_answer_is_refused_as_the_records_refuse_it() -> None:
         for score in (score_frame, score_answers):
             with pytest.raises(cg.ContextGridError, match=message):
                 score(items, records, chunks, {})
+        with pytest.raises(cg.ContextGridError, match=message):
+            score_frame(items, AnswerColumns.from_records(records), chunks, {})
 
 
 def test_no_answers_make_the_empty_frame_the_records_make() -> None:

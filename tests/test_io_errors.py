@@ -24,6 +24,7 @@ from contextgrid.io import (
     read_questions,
     read_run,
 )
+from contextgrid.io.answers import read_answer_columns
 
 Reader = Callable[..., Any]
 
@@ -282,16 +283,18 @@ def test_questions_repeated_id(tmp_path: Path) -> None:
     refused(path, read_questions, "line 2", "each question id once", '"question": "b"')
 
 
-def test_answers_bad_citation(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reader", [read_answers, read_answer_columns])
+def test_answers_bad_citation(tmp_path: Path, reader: Reader) -> None:
     path = write(tmp_path / "answers.jsonl", '{"question_id": "q1", "answer": "x", "citations": [0]}\n')
-    refused(path, read_answers, "line 1", "passage numbers, 1 or more", '"citations": [0]')
+    refused(path, reader, "line 1", "passage numbers, 1 or more", '"citations": [0]')
 
 
-def test_answers_twice_for_one_question(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reader", [read_answers, read_answer_columns])
+def test_answers_twice_for_one_question(tmp_path: Path, reader: Reader) -> None:
     path = write(
         tmp_path / "answers.jsonl", '{"question_id": "q1", "answer": "x"}\n{"question_id": "q1", "answer": "y"}\n'
     )
-    refused(path, read_answers, "line 2", "one answer per question", '"answer": "y"')
+    refused(path, reader, "line 2", "one answer per question", '"answer": "y"')
 
 
 def test_chunk_without_text_or_documents(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from contextgrid.data.records import (
     EvalItem,
 )
 from contextgrid.data.tables import QrelsTable
+from contextgrid.io.answers import AnswerColumns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,14 +131,15 @@ class ScoredAnswer:
 
 
 def _refuse(
-    source: str | os.PathLike[str] | None, position: int, record: AnswerRecord, expected: str
+    source: str | os.PathLike[str] | None, position: int, answers: AnswerColumns, expected: str
 ) -> ContextGridError:
     if source is None:
-        return ContextGridError(f"answer {position + 1} (question {record.question_id!r}): {expected}")
-    if record.source is None:
+        return ContextGridError(f"answer {position + 1} (question {answers.question_id[position]!r}): {expected}")
+    where = answers.where(position)
+    if where is None:
         return InputFileError(source, None, None, expected)
     # The line the reader kept: the file is not read again to find it.
-    return record.source.error(expected)
+    return where.error(expected)
 
 
 _SEPARATOR = "\x01"
@@ -306,7 +308,7 @@ def chunk_words(chunks: Iterable[Chunk]) -> ChunkWords:
 
 def score_frame(
     items: Iterable[EvalItem],
-    answers: Iterable[AnswerRecord],
+    answers: Iterable[AnswerRecord] | AnswerColumns,
     chunks: Iterable[Chunk] | ChunkWords,
     qrels: Mapping[str, Mapping[str, int]],
     *,
@@ -322,8 +324,12 @@ def score_frame(
 
     Parameters
     ----------
-    items, answers, chunks, qrels, source
+    items, chunks, qrels, source
         As for :func:`score_answers`.
+    answers : iterable of AnswerRecord, or AnswerColumns
+        As for :func:`score_answers`, or as
+        :func:`~contextgrid.io.answers.read_answer_columns` reads them (no
+        record per answer at all).
 
     Returns
     -------
@@ -350,19 +356,17 @@ def score_frame(
     """
     import pandas as pd
 
-    records = tuple(answers)
+    given = answers if isinstance(answers, AnswerColumns) else AnswerColumns.from_records(tuple(answers))
     prepared = chunks if isinstance(chunks, ChunkWords) else chunk_words(chunks)
     by_question = {item.id: item for item in items}
-    question_ids = [record.question_id for record in records]
-    texts = [record.answer.text for record in records]
-    context_ids = [record.context_chunk_ids for record in records]
-    passages = np.array([len(ids) for ids in context_ids], dtype=np.int64)
+    question_ids: list[str] = given.question_id.tolist()
+    texts: list[str] = given.text.tolist()
+    passages = given.passages
     asked = pd.Index(list(by_question), dtype="object").get_indexer(pd.Index(question_ids)).astype(np.int64)
     # Each passage of each context as a row: the answer's position and the chunk's.
-    context_answer = np.repeat(np.arange(len(records), dtype=np.int64), passages)
-    flat = pd.Index([chunk_id for ids in context_ids for chunk_id in ids], dtype="object")
-    context_chunk = prepared.ids.get_indexer(flat).astype(np.int64)
-    _check(records, asked, context_answer, context_chunk, prepared, by_question, source)
+    context_answer = np.repeat(np.arange(len(given), dtype=np.int64), passages)
+    context_chunk = prepared.ids.get_indexer(pd.Index(given.chunk_id, dtype="object")).astype(np.int64)
+    _check(given, asked, context_answer, context_chunk, prepared, by_question, source)
 
     # The gold chunks of each question answered: graded above 0 and among the chunks.
     table = QrelsTable.from_dict(qrels) if not isinstance(qrels, QrelsTable) else qrels
@@ -382,7 +386,7 @@ def score_frame(
     word = known[answer_codes]
     size = max(len(prepared.vocabulary), 1)
 
-    keys, n = prepared.keys, len(records)
+    keys, n = prepared.keys, len(given)
     answer_words = np.bincount(owner, minlength=n).astype(np.int64)
     # Grounded: a word any chunk of the answer's context holds.
     starts = np.searchsorted(context_answer, np.arange(n))
@@ -404,13 +408,12 @@ def score_frame(
     gold_words += np.bincount(union // size, minlength=len(by_question)).astype(np.int64)
 
     # The distinct passage numbers each answer cites, and those its context has no passage for.
-    citations = [record.answer.citations for record in records]
-    cited_answer = np.repeat(np.arange(len(records), dtype=np.int64), [len(numbers) for numbers in citations])
-    cited_number = np.array([number for numbers in citations for number in numbers], dtype=np.int64)
+    cited_answer = np.repeat(np.arange(n, dtype=np.int64), np.diff(given.citation_offsets))
+    cited_number = np.asarray(given.citation, dtype=np.int64)
     cited_answer, cited_number = _distinct(cited_answer, cited_number, int(cited_number.max(initial=0)) + 1)
     outside = cited_number > passages[cited_answer]
     # One shared empty tuple for the many answers that miss nothing: no object made per answer.
-    missing: list[tuple[int, ...]] = [()] * len(records)
+    missing: list[tuple[int, ...]] = [()] * n
     for row, number in zip(cited_answer[outside].tolist(), cited_number[outside].tolist(), strict=True):
         missing[row] = (*missing[row], number)
 
@@ -422,7 +425,7 @@ def score_frame(
         grounded=grounded,
         gold_words=gold_words[asked],
         gold_used=gold_used,
-        cited=np.bincount(cited_answer, minlength=len(records)).astype(np.int64),
+        cited=np.bincount(cited_answer, minlength=n).astype(np.int64),
         missing=missing,
         passages=passages,
         resolved=resolved[asked],
@@ -433,7 +436,7 @@ def score_frame(
             "question": [questions[row] for row in asked.tolist()],
             "answer": texts,
             "passages": passages,
-            "citations": citations,
+            "citations": given.citations(),
             "invalid_citations": missing,
             "groundedness": scores["groundedness"].to_numpy(),
             "citation_accuracy": scores["citation_accuracy"].to_numpy(),
@@ -465,7 +468,7 @@ def _laid_out(
 
 
 def _check(
-    records: Sequence[AnswerRecord],
+    answers: AnswerColumns,
     asked: IntArray,
     context_answer: IntArray,
     context_chunk: IntArray,
@@ -482,23 +485,23 @@ def _check(
         return
     # The first bad answer is refused as the record path refuses it, check by check.
     position = int(bad[0])
-    record = records[position]
-    if record.question_id not in by_question:
-        raise _refuse(source, position, record, f"answers question {record.question_id!r}, which is not a question")
+    question_id, context = answers.question_id[position], answers.context_chunk_ids(position)
+    if question_id not in by_question:
+        raise _refuse(source, position, answers, f"answers question {question_id!r}, which is not a question")
     by_id = dict(zip(prepared.ids, prepared.chunks, strict=True))
-    unknown = [chunk_id for chunk_id in record.context_chunk_ids if chunk_id not in by_id]
+    unknown = [chunk_id for chunk_id in context if chunk_id not in by_id]
     if unknown:
         raise _refuse(
             source,
             position,
-            record,
+            answers,
             f"the context names chunk(s) {', '.join(map(repr, unknown))}, which are not chunks of this "
             "configuration's chunking",
         )
     try:
-        context_from_chunks(by_id[chunk_id] for chunk_id in record.context_chunk_ids)
+        context_from_chunks(by_id[chunk_id] for chunk_id in context)
     except ContextGridError as error:
-        raise _refuse(source, position, record, str(error)) from None
+        raise _refuse(source, position, answers, str(error)) from None
 
 
 def score_answers(

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contextgrid.answering.batch import SCORE_COLUMNS, answers_frame, worst_first
+from contextgrid.answering.batch import SCORE_COLUMNS, worst_first
 from contextgrid.cli.commands import Subcommand, limits
 from contextgrid.cli.tables import TERMINAL_WIDTH
-from contextgrid.workspace.answers import workspace_answers, workspace_summary
+from contextgrid.workspace.answers import workspace_answers_frame, workspace_summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,7 +89,7 @@ def _run_answers(args: argparse.Namespace) -> int:
         values = tuple(tuple(_column(summary, column)) for column in summary.columns)
         grid = ScoreTable("measure", tuple(summary.columns), tuple(map(str, summary.index)), values)
     else:
-        frame = worst_first(answers_frame(workspace_answers(workspace, args.config)))
+        frame = worst_first(workspace_answers_frame(workspace, args.config))
         columns = [_column(frame, column) for column in SCORE_COLUMNS]
         values = tuple(zip(*columns, strict=True))
         grid = ScoreTable("question", tuple(map(str, frame.index)), SCORE_COLUMNS, values)

@@ -1,13 +1,16 @@
 """A workspace's generated answers, scored per configuration against its resolved questions.
 
-The scores of a configuration's answers are :func:`workspace_answers_frame`, on columns; a record with its
-rebuilt context is made for the answers a caller shows (:func:`workspace_answer`), or for all of them
-(:func:`workspace_answers`). Each chunking's words are found once per workspace, whichever of these asks first.
+The scores of a configuration's answers are :func:`workspace_answers_frame`, on columns read as columns
+(:meth:`Workspace.answer_columns <contextgrid.workspace.model.Workspace.answer_columns>`: no record per answer); a
+record with its rebuilt context is made for the answers a caller shows (:func:`workspace_answer`), or for all of
+them (:func:`workspace_answers`). Each chunking's words are found once per workspace, whichever of these asks first.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from contextgrid.answering.batch import (
     ChunkWords,
@@ -20,7 +23,8 @@ from contextgrid.answering.batch import (
 from contextgrid.answering.context import DEFAULT_TOKENIZER
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
-from contextgrid.data.records import AnswerRecord, EvalItem
+from contextgrid.data.records import EvalItem
+from contextgrid.io.answers import AnswerColumns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,8 +45,8 @@ def resolved_items(workspace: Workspace) -> tuple[EvalItem, ...]:
     return workspace.resolved[0]
 
 
-def _inputs(workspace: Workspace, name: str) -> tuple[tuple[AnswerRecord, ...], ChunkWords]:
-    """The answers of configuration ``name`` and its chunking's words (found once per chunks file)."""
+def _inputs(workspace: Workspace, name: str) -> tuple[AnswerColumns, ChunkWords]:
+    """The answers of configuration ``name``, as columns, and its chunking's words (found once per chunks file)."""
     config = workspace.config(name)
     if config.answers is None:
         raise MissingWorkspaceInputError(
@@ -54,7 +58,7 @@ def _inputs(workspace: Workspace, name: str) -> tuple[tuple[AnswerRecord, ...], 
             "answers' contexts are rebuilt from its chunks"
         )
     found = workspace.shared(("answer chunk words", config.chunks), lambda: chunk_words(workspace.chunks(name)))
-    return workspace.answers(name), found
+    return workspace.answer_columns(name), found
 
 
 def workspace_answers_frame(workspace: Workspace, name: str) -> pd.DataFrame:
@@ -74,9 +78,9 @@ def workspace_answers_frame(workspace: Workspace, name: str) -> pd.DataFrame:
     >>> len(frame), frame.equals(answers_frame(workspace_answers(workspace, "bm25-recursive-200-0")))
     (274, True)
     """
-    records, found = _inputs(workspace, name)
+    columns, found = _inputs(workspace, name)
     return score_frame(
-        resolved_items(workspace), records, found, workspace.qrels(name), source=workspace.config(name).answers
+        resolved_items(workspace), columns, found, workspace.qrels(name), source=workspace.config(name).answers
     )
 
 
@@ -88,10 +92,10 @@ def workspace_answers(
     Needs what :func:`workspace_answers_frame` needs; each record keeps its
     rebuilt context, so for the scores alone the frame is much lighter.
     """
-    records, found = _inputs(workspace, name)
+    _, found = _inputs(workspace, name)
     return score_answers(
         resolved_items(workspace),
-        records,
+        workspace.answers(name),
         found,
         workspace.qrels(name),
         source=workspace.config(name).answers,
@@ -112,15 +116,15 @@ def workspace_answer(
     InvalidParameterError
         The configuration did not answer ``question_id``.
     """
-    records, found = _inputs(workspace, name)
-    record = next((record for record in records if record.question_id == question_id), None)
-    if record is None:
+    columns, found = _inputs(workspace, name)
+    rows = np.flatnonzero(columns.question_id == question_id)
+    if not len(rows):
         raise parameter_error(
             "workspace_answer", "question_id", f"a question configuration {name!r} answered", question_id
         )
     (scored,) = score_answers(
         resolved_items(workspace),
-        [record],
+        [columns.record(int(rows[0]))],
         found,
         workspace.qrels(name),
         source=workspace.config(name).answers,

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from contextgrid.data.tables import QrelsTable, RunTable
     from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns
+    from contextgrid.io.answers import AnswerColumns
 
 __all__ = ["MANIFEST", "Workspace"]
 
@@ -364,13 +365,18 @@ class Workspace:
         return self._load(("chunks", path), load)
 
     def answers(self, name: str) -> tuple[AnswerRecord, ...]:
-        """The generated answers of configuration ``name``; an error if the manifest names none."""
+        """The generated answers of configuration ``name``, as records made from :meth:`answer_columns`."""
+        columns = self.answer_columns(name)
+        return self._load(("answers", self.config(name).answers), columns.records)
+
+    def answer_columns(self, name: str) -> AnswerColumns:
+        """The generated answers of configuration ``name`` as columns; an error if the manifest names none."""
         path = self.config(name).answers
         if path is None:
             raise MissingWorkspaceInputError(f"configuration {name!r} of workspace {self.name!r} names no answers file")
-        from contextgrid.io import read_answers
+        from contextgrid.io.answers import read_answer_columns
 
-        return self._load(("answers", path), lambda: read_answers(path, **self._limits))
+        return self._load(("answer columns", path), lambda: read_answer_columns(path, **self._limits))
 
     @property
     def documents(self) -> Mapping[str, str]:
