@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from contextgrid.answering.batch import score_frame, summarize_answers
-from contextgrid.core.errors import InputFileError
+from contextgrid.core.errors import InputFileError, InvalidParameterError
 from contextgrid.data.provenance import SourceLine
 from contextgrid.data.records import Answer, AnswerRecord
 from contextgrid.io import read_answers
@@ -191,11 +191,19 @@ def test_the_limits_are_refused_as_the_reference_refuses_them(tmp_path: Path) ->
     assert same_as_the_reference(packed)[0] == "read"
 
 
-def test_a_passage_number_past_64_bits_is_kept_as_it_is(tmp_path: Path) -> None:
+def test_a_passage_number_past_64_bits_is_refused_where_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "answers.jsonl"
-    path.write_text(f'{{"question_id": "q1", "answer": "a", "citations": [2, {2**64}]}}\n')
-    assert same_as_the_reference(path)[0] == "read"
-    assert read_answer_columns(path).citations() == [(2, 2**64)]
+    path.write_text(f'{{"question_id": "q1", "answer": "a", "citations": [2, {2**63 - 1}]}}\n')
+    assert read_answer_columns(path).citations() == [(2, 2**63 - 1)]
+    path.write_text(f'{{"question_id": "q1", "answer": "a", "citations": [2, {2**63}]}}\n')
+    with pytest.raises(InputFileError) as caught:
+        read_answer_columns(path)
+    assert str(caught.value) == (
+        f"{path}, line 1: expected 'citations' to be passage numbers up to 2**63 - 1 (no context holds more), "
+        f"got [2, {2**63}]: '{path.read_text().strip()}'"
+    )
+    with pytest.raises(InvalidParameterError, match=r"every citation must be a passage number up to 2\*\*63 - 1"):
+        Answer("a", (2, 2**63))
 
 
 def test_columns_made_from_records_give_the_records_back() -> None:

@@ -20,6 +20,7 @@ from contextgrid.core.errors import InvalidParameterError
 from contextgrid.data.provenance import SourceLine
 
 __all__ = [
+    "MAX_PASSAGE",
     "Anchor",
     "Answer",
     "AnswerRecord",
@@ -220,6 +221,10 @@ class AssembledContext:
         require(is_whole(self.tokens) and self.tokens >= 0, label, "tokens must be an int, 0 or more")
 
 
+MAX_PASSAGE = 2**63 - 1
+"""The largest passage number a citation may give: the largest a 64-bit integer holds, far past any context."""
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A generated answer and the passage numbers it cites (1-based)."""
@@ -237,6 +242,11 @@ class Answer:
             all(not isinstance(c, bool) and c >= 1 for c in citations),
             label,
             "every citation must be a passage number, 1 or more",
+        )
+        require(
+            all(c <= MAX_PASSAGE for c in citations),
+            label,
+            "every citation must be a passage number up to 2**63 - 1: no context holds more",
         )
         object.__setattr__(self, "citations", tuple(int(c) for c in citations))
 

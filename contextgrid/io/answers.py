@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from contextgrid.core.errors import ContextGridError
 from contextgrid.data.provenance import SourceLine
-from contextgrid.data.records import Answer, AnswerRecord
+from contextgrid.data.records import MAX_PASSAGE, Answer, AnswerRecord
 from contextgrid.io.files import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RATIO, Folders, Source
 from contextgrid.io.jsonl import json_objects
 
@@ -51,7 +51,7 @@ class AnswerColumns:
 
     Examples
     --------
-    >>> from contextgrid.data.records import Answer, AnswerRecord
+    >>> from contextgrid.data.records import MAX_PASSAGE, Answer, AnswerRecord
     >>> columns = AnswerColumns.from_records(
     ...     [AnswerRecord("q1", Answer("30 days [1].", (1,)), ("c4", "c9")), AnswerRecord("q2", Answer("No idea."))]
     ... )
@@ -169,16 +169,10 @@ def _columns(
     lines: Sequence[int],
     line_texts: Sequence[str | None],
 ) -> AnswerColumns:
-    flat = list(chain.from_iterable(citations))
-    try:
-        citation: npt.NDArray[Any] = np.array(flat, dtype=np.int64)
-    except OverflowError:
-        # A passage number past 64 bits is read as it is, as a record holds it.
-        citation = np.array(flat, dtype=object)
     return AnswerColumns(
         np.array(question_ids, dtype=object),
         np.array(texts, dtype=object),
-        citation,
+        np.array(list(chain.from_iterable(citations)), dtype=np.int64),
         _offsets(citations),
         np.array(list(chain.from_iterable(contexts)), dtype=object),
         _offsets(contexts),
@@ -251,6 +245,12 @@ def read_answer_columns(
         if not isinstance(cited, list) or not (_types(cited) <= _INT and min(cited, default=1) >= 1):
             raise source.error(
                 number, line, f"expected 'citations' to be a list of passage numbers, 1 or more, got {cited!r}"
+            )
+        if max(cited, default=1) > MAX_PASSAGE:
+            raise source.error(
+                number,
+                line,
+                f"expected 'citations' to be passage numbers up to 2**63 - 1 (no context holds more), got {cited!r}",
             )
         if not isinstance(context, list) or not (_types(context) <= _STR and all(context)):
             raise source.error(number, line, f"expected 'context_chunk_ids' to be a list of chunk ids, got {context!r}")
