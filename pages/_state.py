@@ -96,6 +96,17 @@ def remembered(key: str, options: Container[str]) -> list[str]:
     return [wanted] if wanted in options else []
 
 
+QUESTIONS_OFFERED = 200
+"""A select box of questions offers at most this many (and the remembered one): thousands of options are slow to
+send and to draw, and no one scrolls them; the page's filters reach the others."""
+
+
+def offered_questions(ids: Sequence[str], known: Container[str]) -> list[str]:
+    """The first :data:`QUESTIONS_OFFERED` of ``ids`` and the remembered question if ``known`` holds it: it stays
+    on offer when a filter hides it, so that a link or a switch of page keeps it."""
+    return list(dict.fromkeys([*ids[:QUESTIONS_OFFERED], *remembered("question", known)]))
+
+
 def choose(
     label: str,
     options: Sequence[T],

@@ -16,8 +16,6 @@ from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
 
-QUESTIONS_OFFERED = 200
-
 st.title("Questions")
 source = _data.chosen_source(__file__)
 # One version of the source's content for the whole run: each fingerprint walks every file of a folder.
@@ -103,12 +101,11 @@ st.dataframe(shown, width="stretch", placeholder="")
 if shown.empty:
     st.stop()
 st.subheader("One question")
-# A select box of thousands of options is slow to draw and no one scrolls it: offer the first rows of the
-# table (and the remembered question); the filters above reach the rest.
-# The remembered question stays on offer when a filter hides it, so a link or a switch of configuration keeps it.
-offered = list(dict.fromkeys([*shown.index[:QUESTIONS_OFFERED], *_state.remembered("question", table.index)]))
-if len(shown) > QUESTIONS_OFFERED:
-    st.caption(f"The list below offers the first {QUESTIONS_OFFERED} rows; filter the table to reach the others.")
+offered = _state.offered_questions(list(shown.index), table.index)
+if len(shown) > _state.QUESTIONS_OFFERED:
+    st.caption(
+        f"The list below offers the first {_state.QUESTIONS_OFFERED} rows; filter the table to reach the others."
+    )
 texts = _data.question_texts(at) or {}
 question = _state.choose("Question", offered, "question", format_func=lambda q: question_label(q, texts.get(q)))
 

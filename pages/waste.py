@@ -87,8 +87,19 @@ one, coverage, against, report = st.tabs(
 )
 if one.open:
     with one:
+        search = _state.text_input("Question id contains", "contains")
+        matching = [question for question in items if search in question]
+        offered = _state.offered_questions(matching, items)
+        if not offered:
+            st.info(f"No question id contains {md(repr(search))}.")
+            st.stop()
+        if len(matching) > _state.QUESTIONS_OFFERED:
+            st.caption(
+                f"The list below offers the first {_state.QUESTIONS_OFFERED} of {len(matching):,} questions; type "
+                "part of an id above to reach the others."
+            )
         question = _state.choose(
-            "Question", list(items), "question", format_func=lambda q: f"{q}: {items[q].question[:90]}"
+            "Question", offered, "question", format_func=lambda q: f"{q}: {items[q].question[:90]}"
         )
         item = items[question]
         st.text(item.question)

@@ -161,3 +161,31 @@ def test_every_character_score_column_has_a_short_heading_and_says_its_library_n
     assert headings == ["recall", "precision", "F1", "retrieved", "gold", "not gold", "repeated", "missed"]
     for name in COMPARED_COLUMNS:
         assert f"(`{name}`)" in config[name]["help"]
+
+
+def question_options(app: AppTest) -> list[str]:
+    return next(box for box in app.selectbox if box.label == "Question").options
+
+
+def test_the_question_list_offers_the_first_questions_and_the_remembered_one_and_a_filter_reaches_the_rest() -> None:
+    from contextgrid.workspace.sample import SAMPLE
+    from pages._state import QUESTIONS_OFFERED
+
+    resolved = [entry.id for entry in cg.load_workspace(SAMPLE).resolved[0] if entry.is_resolved]
+    assert len(resolved) > QUESTIONS_OFFERED
+    last = resolved[-1]
+    app = open_waste()
+    assert not app.exception, [e.value for e in app.exception]
+    offered = question_options(app)
+    assert [option.partition(":")[0] for option in offered] == resolved[:QUESTIONS_OFFERED]
+    assert any(f"first {QUESTIONS_OFFERED} of {len(resolved):,} questions" in caption.value for caption in app.caption)
+    # A remembered question past the first ones stays on offer, chosen.
+    app = open_waste(question=last)
+    offered = [option.partition(":")[0] for option in question_options(app)]
+    assert offered == [*resolved[:QUESTIONS_OFFERED], last]
+    assert app.text[0].value == next(e for e in cg.load_workspace(SAMPLE).resolved[0] if e.id == last).question
+    # The filter reaches any question; one no id holds says so.
+    app = open_waste(contains=last)
+    assert [option.partition(":")[0] for option in question_options(app)] == [q for q in resolved if last in q]
+    app = open_waste(contains="no such id")
+    assert any("No question id contains" in info.value for info in app.info)
