@@ -195,3 +195,26 @@ def test_the_command_checks_k_and_requires_config_and_output(capsys: pytest.Capt
     with pytest.raises(SystemExit):
         parse("ws", "--config", "a", "-o", "r.html", "--metric", "recal")
     assert "argument --metric: invalid choice: 'recal'" in capsys.readouterr().err
+
+
+def test_what_each_drawn_question_says_of_the_other_configurations_is_true() -> None:
+    from contextgrid.workspace.sample import SAMPLE
+
+    sample = cg.load_workspace(SAMPLE)
+    config = "bm25-recursive-2000-0"
+    page = build_report(sample, config, k=5, baseline="bm25-recursive-200-0")
+    rows = failure_causes(sample, k=5).set_index(["config", "question"]).loc[config]
+    heads = list(re.finditer(r"<h3[^>]*>(q\w+):", page))
+    assert heads
+    said_some = False
+    for head, after in zip(heads, [*heads[1:], None], strict=True):
+        part = page[head.end() : None if after is None else after.start()]
+        count = rows.loc[head.group(1), "hit_elsewhere"]
+        if count:
+            said_some = True
+            plural = "s" if count != 1 else ""
+            assert f"{count} other configuration{plural} get it right at k = 5" in part, head.group(1)
+        else:
+            assert "no other configuration gets it right at k = 5" in part, head.group(1)
+    # The sample has a drawn question other configurations get right: the check above is not only of "no other".
+    assert said_some

@@ -378,7 +378,8 @@ def build_report(
     else:
         if waste is None:
             waste = workspace_waste(workspace, cutoff)
-        causes = failure_causes(workspace, k=cutoff, configs=[config]).set_index("question")
+        # Its rows, with every other configuration's hits: "no other configuration gets it right" must be true.
+        causes = failure_causes(workspace, k=cutoff, configs=[config], others=workspace.names).set_index("question")
     worst = _worst_questions(workspace, config, cutoff, waste, causes)
     if causes is not None:
         parts += [
