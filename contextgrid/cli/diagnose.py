@@ -227,10 +227,9 @@ def _run_diagnose(args: argparse.Namespace) -> int:
     workspace = load_workspace(args.workspace, **limits(args))
     if args.config is not None:
         workspace.config(args.config)  # an unknown name is refused before any work, naming the available ones
-    # Every configuration, even for one: hit_elsewhere counts the others that get each question right.
-    frame = failure_causes(workspace, k=args.k)
-    if args.config is not None:
-        frame = frame.loc[frame["config"] == args.config].reset_index(drop=True)
+    # One configuration's rows count every other's hits in hit_elsewhere (their causes alone are found for that).
+    one = None if args.config is None else [args.config]
+    frame = failure_causes(workspace, k=args.k, configs=one, others=None if one is None else workspace.names)
     columns = [str(column) for column in frame.columns]
     if args.format == "table":
         columns = [column for column in TABLE_COLUMNS if column in columns]

@@ -21,7 +21,7 @@ from contextgrid.significance.compare import compare_pair
 from contextgrid.significance.comparisons import PairedComparison
 from contextgrid.significance.wording import limits, verdict_phrase
 from contextgrid.workspace.budget import budget_curves
-from contextgrid.workspace.causes import failure_causes
+from contextgrid.workspace.causes import failure_causes_only
 from contextgrid.workspace.waste import configuration_waste
 
 if TYPE_CHECKING:
@@ -254,7 +254,7 @@ def configuration_summary(
         # Only the headline's configurations: the mean waste of each is the same whichever others are measured.
         measured = configuration_waste(workspace, cutoff, table=waste, configs=names)
         headline = pd.concat([headline, measured[["character_recall", "share_gold", "retrieved_total"]]], axis=1)
-        causes = cause_counts(failure_causes(workspace, k=cutoff, configs=names))
+        causes = cause_counts(failure_causes_only(workspace, k=cutoff, configs=names))
     if not workspace.missing_evidence():
         if budget_verdict is None or budget_means is None:
             curves = budget_curves(workspace)
