@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import os
 import subprocess
@@ -236,3 +237,23 @@ def test_scores_are_the_same_to_the_last_digit_whatever_the_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1
+
+
+PROBE = """
+import json, sys
+from contextgrid.index.bm25 import Analyzer
+stop = sorted(Analyzer().stop)
+print(json.dumps([stop, "numba" in sys.modules, "bm25s" in sys.modules]))
+"""
+
+
+def test_the_english_stop_list_is_bm25s_and_needs_no_import_of_bm25s_itself() -> None:
+    import bm25s.stopwords
+
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=120)
+    stop, numba_loaded, bm25s_loaded = json.loads(done.stdout)
+    assert stop == sorted(bm25s.stopwords.STOPWORDS_EN)
+    assert len(stop) == 33
+    assert (numba_loaded, bm25s_loaded) == (False, False)
+    # Once bm25s is imported (to index), its own list is used: the same words.
+    assert sorted(Analyzer().stop) == stop
