@@ -258,10 +258,10 @@ def _best_cells(at: Snapshot) -> pd.DataFrame:
     )
 
 
-def grid_styler(source: Source, metrics: Sequence[str] | None = None) -> Styler:
+def grid_styler(source: Source | Snapshot, metrics: Sequence[str] | None = None) -> Styler:
     """The score columns of :func:`grid` (those of ``metrics`` only, when given), four decimals, the best of each
     column (ties too) in bold on green."""
-    at = snapshot(source)
+    at = at_version(source)
     marked = _best_cells(at)
     if metrics is not None:
         marked = marked[[label for label in marked.columns if label.partition("@")[0] in metrics]]

@@ -72,7 +72,7 @@ if table.open:
         )
         if shown_metrics:
             st.caption("The best value in each column is in bold on green. Choose the metrics to show above.")
-            st.dataframe(_data.grid_styler(source, shown_metrics), width="stretch", placeholder="")
+            st.dataframe(_data.grid_styler(at, shown_metrics), width="stretch", placeholder="")
         else:
             st.info("Choose at least one metric to show the grid; the CSV below has them all.")
         st.download_button(
@@ -83,12 +83,10 @@ if table.open:
         )
 if heatmap.open:
     with heatmap:
-        st.plotly_chart(
-            grid_heatmap(_data.scores(source), _data.best(source)), theme=None, config=image_config("grid-heatmap")
-        )
+        st.plotly_chart(grid_heatmap(_data.scores(at), _data.best(at)), theme=None, config=image_config("grid-heatmap"))
 if pivot.open:
     with pivot:
-        params = _data.varying_parameters(source)
+        params = _data.varying_parameters(at)
         if len(params) < 2:
             st.info("A pivot needs two parameters that vary across configurations.")
         else:
@@ -103,20 +101,20 @@ if pivot.open:
             label = f"{metric}@{k}"
             # The cells average the configurations that differ in the other parameters: the figure names them.
             drawn = pivot_heatmap(
-                _data.pivot(source, label, rows, columns),
+                _data.pivot(at, label, rows, columns),
                 label,
-                _data.pivot_counts(source, rows, columns),
+                _data.pivot_counts(at, rows, columns),
                 averaged_over=[name for name in params if name not in (rows, columns)],
             )
             st.plotly_chart(drawn, theme=None, config=image_config(f"{label}-by-{rows}-and-{columns}"))
 if curves.open:
     with curves:
         curve_metric = st.selectbox("Metric to follow over k", list(BUILTIN_METRICS), index=0)
-        drawn = curves_plot(_data.curves(source, curve_metric), curve_metric, _data.parameters(source))
+        drawn = curves_plot(_data.curves(at, curve_metric), curve_metric, _data.parameters(at))
         st.plotly_chart(drawn, theme=None, config=image_config(f"{curve_metric}-against-k"))
 if causes.open:
     with causes:
-        missing = _data.guard(lambda: _data.missing_evidence(source), source=source)
+        missing = _data.guard(lambda: _data.missing_evidence(at), source=source)
         if missing:
             st.info(
                 f"Naming why questions fail needs questions, documents and chunks; {md(workspace.name)} has no "
@@ -124,7 +122,7 @@ if causes.open:
             )
         else:
             cause_k = _state.choose("k", list(DEFAULT_KS), "k", default=DEFAULT_KS.index(DEFAULT_K))
-            counts = _data.guard(lambda: _data.causes_by_configuration(source, cause_k), source=source)
+            counts = _data.guard(lambda: _data.causes_by_configuration(at, cause_k), source=source)
             st.caption(
                 f"Each question of the questions file under each configuration, by the first rule that names its "
                 f"cause at k={cause_k}. Click a bar to list its questions."
@@ -137,15 +135,20 @@ if causes.open:
                 selection_mode="points",
                 key="cause_bars",
             )
-            best_each = _data.guard(lambda: _data.oracle(source, cause_k), source=source)
+            best_each = _data.guard(lambda: _data.oracle(at, cause_k), source=source)
             st.markdown(md(best_each.sentence(cause_k)))
-            findings = _data.guard(lambda: _data.gold_audit(source), source=source)
-            with st.expander(f"Audit of the gold: {len(findings)} findings (contextgrid audit)"):
-                st.caption(
-                    "Repeated questions, gold never found in the documents, each document's share of the gold, "
-                    "and retrieved chunks that may be unlabelled copies of a gold passage: listed, never re-scored."
-                )
-                st.dataframe(findings, width="stretch", hide_index=True, placeholder="")
+            # Audited only once opened: the audit reads every chunking and run again, seconds at scale, which the
+            # causes above should not wait for.
+            audit = st.expander("Audit of the gold (contextgrid audit)", key="gold_audit", on_change="rerun")
+            if audit.open:
+                with audit:
+                    findings = _data.guard(lambda: _data.gold_audit(at), source=source)
+                    st.caption(
+                        f"{len(findings):,} findings. Repeated questions, gold never found in the documents, each "
+                        "document's share of the gold, and retrieved chunks that may be unlabelled copies of a gold "
+                        "passage: listed, never re-scored."
+                    )
+                    st.dataframe(findings, width="stretch", hide_index=True, placeholder="")
             clicked = selected_bar(event.selection, list(counts.index))
             if clicked is not None:
                 # The list then holds exactly the bar's questions: the Questions page's other filters are cleared.

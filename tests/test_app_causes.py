@@ -208,14 +208,21 @@ def test_the_overview_says_how_many_questions_their_best_configuration_finds() -
     assert md(said) in [block.value for block in app.markdown]
 
 
-def test_the_overview_lists_the_gold_audit() -> None:
+def test_the_overview_lists_the_gold_audit_once_its_panel_is_opened() -> None:
     from contextgrid.workspace.audit import audit_workspace
 
     app = open_page(None, view="Why questions fail", k="5")
     no_problems(app)
+    [panel] = [block for block in app.expander if block.label.startswith("Audit of the gold")]
+    assert panel.label == "Audit of the gold (contextgrid audit)"
+    # Folded, it audits nothing: the tab does not wait for the audit.
+    assert not panel.dataframe
+    app.session_state["gold_audit"] = True
+    app.run()
+    no_problems(app)
     findings = audit_workspace(load_workspace(SAMPLE))
     [panel] = [block for block in app.expander if block.label.startswith("Audit of the gold")]
-    assert panel.label == f"Audit of the gold: {len(findings)} findings (contextgrid audit)"
+    assert panel.caption[0].value.startswith(f"{len(findings):,} findings.")
     shown = panel.dataframe[0].value
     assert shown["detail"].tolist() == findings["detail"].tolist()
 
