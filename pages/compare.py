@@ -94,8 +94,11 @@ if pair_view.open:
             moves = _data.guard(lambda: _data.transitions(at, k, b, a), source=source)
             st.markdown(f"From {md(b)} to {md(a)} at k={k}: {md(transition_sentence(moves, limit=4))}")
             for start, end, count, ids in moves[["from", "to", "count", "questions"]].itertuples(index=False):
-                with st.expander(md(f"{count} from {start} to {end}")):
-                    st.dataframe(_data.questions_by_id(at, ids), width="stretch", placeholder="")
+                # Each list drawn only once opened: a dozen folded tables cost the browser as much as shown ones.
+                move = st.expander(md(f"{count} from {start} to {end}"), key=f"move_{start}_{end}", on_change="rerun")
+                if move.open:
+                    with move:
+                        st.dataframe(_data.questions_by_id(at, ids), width="stretch", placeholder="")
             st.subheader("At an equal context budget")
             parting = _data.attempt(lambda: _data.budget_parting(at, a, b), source=source)
             if parting is not None:

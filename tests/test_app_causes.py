@@ -175,8 +175,15 @@ def test_compare_says_how_causes_move_and_lists_each_moves_questions() -> None:
     assert said in [block.value for block in app.markdown]
     rows = moves[["from", "to", "count"]].itertuples(index=False)
     assert [expander.label for expander in app.expander] == [md(f"{n} from {start} to {end}") for start, end, n in rows]
+    # Each move's questions are listed once its panel is opened, not before.
+    assert not any(expander.dataframe for expander in app.expander)
+    start, end = moves.iloc[0]["from"], moves.iloc[0]["to"]
+    app.session_state[f"move_{start}_{end}"] = True
+    app.run()
+    no_problems(app)
     first = app.expander[0]
     assert list(first.dataframe[0].value.index) == list(moves.iloc[0]["questions"])
+    assert not any(expander.dataframe for expander in app.expander[1:])
 
 
 def test_compare_without_chunks_says_what_is_missing(without_chunks: Path) -> None:
