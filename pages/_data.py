@@ -532,14 +532,35 @@ def _answers_frame(at: Snapshot, config: str) -> pd.DataFrame:
     return workspace_answers_frame(at.workspace, config)
 
 
-def answer_configs(source: Source | Snapshot) -> list[str]:
-    """The configurations of the workspace that have answers, in manifest order."""
+def _named_answers(source: Source | Snapshot) -> list[str]:
     return [config.name for config in _workspace(source).configs if config.answers is not None]
+
+
+# The errors are kept as raised, to be shown with the source's own file names (:func:`shown`).
+@cached(max_entries=16, resource=True)
+def unreadable_answers(at: Snapshot) -> Mapping[str, ContextGridError]:
+    """The configurations whose answers cannot be read or scored, each with its error: the answer views leave
+    them out and say why (their retrieval scores are still shown everywhere else)."""
+    failed = {}
+    for name in _named_answers(at):
+        try:
+            _answers_frame(at, name)
+        except ContextGridError as error:
+            failed[name] = error
+    return MappingProxyType(failed)
+
+
+def answer_configs(source: Source | Snapshot) -> list[str]:
+    """The configurations of the workspace whose answers can be read and scored, in manifest order."""
+    at = at_version(source)
+    failed = unreadable_answers(at)
+    return [name for name in _named_answers(at) if name not in failed]
 
 
 @cached(max_entries=16)
 def answer_summary(at: Snapshot) -> pd.DataFrame:
-    """Per configuration with answers: means of groundedness, citation accuracy, evidence overlap; abstentions."""
+    """Per configuration with answers that can be read: means of groundedness, citation accuracy, evidence
+    overlap; abstentions."""
     names = answer_configs(at)
     return summarize_answers({name: _answers_frame(at, name) for name in names})
 

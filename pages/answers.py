@@ -15,7 +15,17 @@ source = _data.chosen_source(__file__)
 at = _data.guard(lambda: _loading.snapshot(source), source=source)
 
 _data.usable_workspace(at)
+failed = _data.guard(lambda: _data.unreadable_answers(at), source=source)
+if failed:
+    lines = "\n".join(f"- **{md(name)}**: {md(_data.shown(error, source))}" for name, error in failed.items())
+    st.warning(
+        f"The answers of {len(failed)} configuration{'s' if len(failed) > 1 else ''} could not be read and "
+        f"{'are' if len(failed) > 1 else 'is'} left out of this page:\n\n{lines}",
+        icon=":material/warning:",
+    )
 configs = _data.guard(lambda: _data.answer_configs(at), source=source)
+if failed and not configs:
+    st.stop()
 if not configs:
     st.info(
         'No configuration of this workspace has answers. Add answers = "answers/NAME.jsonl" to a [[config]] of '
@@ -48,7 +58,12 @@ st.dataframe(table[shown], width="stretch", placeholder="")
 if table.empty:
     st.stop()
 st.subheader("One answer")
-question = _state.choose("Question", list(table.index), "question")
+if len(table) > _state.QUESTIONS_OFFERED:
+    st.caption(
+        f"The list below offers the {_state.QUESTIONS_OFFERED} worst answers (and a question chosen elsewhere); the "
+        "table above holds them all."
+    )
+question = _state.choose("Question", _state.offered_questions(list(table.index), table.index), "question")
 entry = _data.guard(lambda: _data.scored_answer(at, config, question), source=source)
 st.text(entry.item.question)
 st.html(answer_html(entry.record.answer.text, entry.context))

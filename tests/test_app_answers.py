@@ -3,6 +3,7 @@ the numbers shown are the library's, and the widgets drive the views."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +21,7 @@ from contextgrid.answering.batch import (
     passages_frame,
     worst_first,
 )
+from contextgrid.render.markup import escape_markdown as md
 from contextgrid.workspace.answers import workspace_answers, workspace_summary
 from contextgrid.workspace.sweep import sweep
 
@@ -102,3 +104,29 @@ def test_a_workspace_without_answers_says_how_to_add_them(tmp_path: Path) -> Non
     app = answers_page(tmp_path)
     assert "No configuration of this workspace has answers" in app.info[0].value
     assert not app.dataframe
+
+
+def test_a_configuration_whose_answers_cannot_be_read_is_named_with_its_error_and_the_rest_are_shown(
+    root: Path, tmp_path: Path
+) -> None:
+    copy = Path(shutil.copytree(root, tmp_path / "ws"))
+    workspace = cg.load_workspace(copy)
+    answered = [config for config in workspace.configs if config.answers is not None]
+    assert len(answered) >= 2
+    broken, kept = answered[0], answered[1:]
+    assert broken.answers is not None
+    broken.answers.write_text('{"question_id": "q1", "answer": "x", "citations": [0]}\n')
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    app.query_params["source"] = "folder"
+    app.query_params["workspace"] = str(copy)
+    app.run()
+    app = app.switch_page(str(ROOT / "pages" / "answers.py")).run()
+    assert not app.exception, [e.value for e in app.exception]
+    [warning] = [block for block in app.warning if block.value.startswith("The answers of")]
+    assert warning.value.startswith("The answers of 1 configuration could not be read and is left out of this page")
+    assert md(broken.name) in warning.value
+    assert md(f"{broken.answers}, line 1: expected 'citations' to be a list of passage numbers, 1 or more") in (
+        warning.value
+    )
+    assert list(app.dataframe[0].value.index) == [config.name for config in kept]
+    assert broken.name not in select(app, "Configuration").options  # type: ignore[attr-defined]
