@@ -8,13 +8,16 @@ from pathlib import Path
 
 import corpora
 import pytest
-from charts import figures, title
+from charts import _decoded, figures, title
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
+from contextgrid.evidence.run_waste import coverage_by_configuration
 from contextgrid.evidence.waste import COMPARED_COLUMNS, measure_waste
 from contextgrid.render.markup import escape_markdown as md
+from contextgrid.render.waste_figures import configuration_heatmap
 from contextgrid.workspace.summary import configuration_summary
+from contextgrid.workspace.waste import workspace_waste
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,6 +110,29 @@ def test_a_workspace_without_documents_says_what_the_view_needs(tmp_path: Path) 
 @pytest.fixture(scope="module")
 def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return corpora.swept(tmp_path_factory.mktemp("waste-many"), sizes=[40, 60, 80, 120, 200], overlap=20)
+
+
+def test_gold_coverage_measures_the_chosen_configurations_alone_and_draws_what_the_whole_table_gives(
+    many: Path,
+) -> None:
+    # Measured for the chosen configurations only (not all of them), the heatmap is the one drawn from every
+    # configuration's table cut to the chosen, in the chosen order.
+    workspace = cg.load_workspace(many)
+    names = list(workspace.names)
+    chosen = [names[3], names[1]]
+    query = {"source": "folder", "k": "3", "configs": ",".join(chosen), "waste_view": "Gold coverage"}
+    app = open_waste(workspace=str(many), **query)
+    assert not app.exception, [e.value for e in app.exception]
+    whole = workspace_waste(workspace, 3).loc[chosen]
+    expected = configuration_heatmap(
+        coverage_by_configuration(whole, value="character_recall"),
+        3,
+        best_chunk=coverage_by_configuration(whole, value="best_chunk_coverage"),
+    )
+    [drawn] = [figure for figure in figures(app) if title(figure) == "Gold in the top 3, by configuration"]
+    reference = _decoded(json.loads(expected.to_json()))
+    for field in ("z", "y", "text", "customdata"):
+        assert drawn["data"][0][field] == reference["data"][0][field], field
 
 
 def test_many_configurations_are_picked_from_a_list_of_full_names_not_tabs(many: Path, swept: Path) -> None:

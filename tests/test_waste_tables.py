@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from corpora import DOCUMENTS, ITEMS
 from hypothesis import given, settings
@@ -311,6 +312,10 @@ def test_the_waste_of_some_configurations_is_their_rows_of_every_configuration_s
     table = workspace_waste(swept, 3)
     some = workspace_waste(swept, 3, configs=[names[1], names[1]])
     assert some.equals(table.loc[[names[1]]])
+    # Measured on a thread per CPU, the whole table is each configuration measured alone, in the manifest's order.
+    alone = pd.concat([workspace_waste(swept, 3, configs=[name]) for name in names])
+    assert alone.equals(table)
+    assert table.index.get_level_values("config").unique().tolist() == names
     everything = configuration_waste(swept, 3)
     for held in (None, table):
         chosen = configuration_waste(swept, 3, table=held, configs=names[::-1])

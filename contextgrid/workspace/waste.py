@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
 from contextgrid.evidence.run_waste import question_waste
+from contextgrid.workspace.model import _cpu_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,11 +62,21 @@ def workspace_waste(workspace: Workspace, k: int, *, configs: Sequence[str] | No
     _require_waste_inputs(workspace, names, "workspace_waste")
     for name in names:
         workspace.check_alignment(name)  # a run or qrels of another chunking are refused, not measured
-    # The gold merged once and each chunking laid out against it once, for every configuration.
-    frames = {
-        name: question_waste(workspace.gold, workspace.run(name), workspace.chunking_gold(name), k) for name in names
-    }
-    return pd.concat(frames, names=["config", "question"])
+    gold = workspace.gold  # merged once, before the threads share it
+
+    def measured(name: str) -> pd.DataFrame:
+        # Each chunking laid out against the gold once, for every configuration.
+        return question_waste(gold, workspace.run(name), workspace.chunking_gold(name), k)
+
+    # One configuration per thread, a CPU each: the measuring is mostly numpy and pyarrow, which leave the GIL (at
+    # 50 x 10,000, 0.47 s on one thread, 0.3 s on two). map keeps the order, and raises the first failure in it.
+    workers = min(_cpu_count(), len(names))
+    if workers <= 1:
+        frames = [measured(name) for name in names]
+    else:
+        with ThreadPoolExecutor(workers, thread_name_prefix="contextgrid-waste") as pool:
+            frames = list(pool.map(measured, names))
+    return pd.concat(dict(zip(names, frames, strict=True)), names=["config", "question"])
 
 
 def configuration_waste(
