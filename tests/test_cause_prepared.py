@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextgrid as cg
-from contextgrid.analysis.causes import cause_chunking, cause_questions, lexical_gaps, question_causes
+from contextgrid.analysis.causes import (
+    cause_chunking,
+    cause_questions,
+    lexical_gaps,
+    question_causes,
+    question_causes_only,
+    question_hits,
+)
 from contextgrid.analysis.word_sets import Vocabulary, set_keys, shared_counts, shared_with_keys
 from contextgrid.core.errors import InvalidParameterError
 from contextgrid.evidence.run_waste import chunking_gold
@@ -139,6 +146,26 @@ def test_one_configuration_with_the_others_counted_is_its_rows_of_the_whole_tabl
     assert (alone["hit_elsewhere"].dropna() == 0).all()  # no others: none counted
     with pytest.raises(InvalidParameterError, match="'others' parameter of failure_causes"):
         failure_causes(workspace, k=3, configs=[workspace.names[0]], others="bm25")
+
+
+def test_the_hits_alone_from_prepared_records_are_the_hits_of_the_causes() -> None:
+    workspace = load_workspace(SAMPLE)
+    questions = cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold)
+    for name in workspace.names:
+        laid = workspace.chunking_gold(name)
+        run, qrels = workspace.run(name), workspace.qrels(name)
+        for k, partial in ((1, 0.5), (3, 0.9), (5, 0.5), (20, 0.2)):
+            causes = question_causes_only(
+                questions, laid, run, qrels, workspace.documents, k=k, partial_threshold=partial
+            )
+            expected = (causes["cause"] == "hit").to_numpy()
+            for chunks in (laid, cause_chunking(questions, laid)):
+                hits = question_hits(questions, chunks, run, qrels, workspace.documents, k=k, partial_threshold=partial)
+                assert hits.tolist() == expected.tolist()
+            assert expected.any() or k == 1
+    other = cause_questions(workspace.resolved[0], workspace.documents)
+    with pytest.raises(InvalidParameterError, match="'chunks' parameter of question_hits"):
+        question_hits(other, cause_chunking(questions, laid), run, qrels, workspace.documents)
 
 
 def test_bm25s_analyzer_read_in_one_batch_gives_the_gaps_of_one_text_at_a_time() -> None:

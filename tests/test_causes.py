@@ -20,6 +20,7 @@ from contextgrid.analysis.causes import (
     content_words,
     question_causes,
     question_causes_only,
+    question_hits,
 )
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.workspace.causes import failure_causes
@@ -246,6 +247,16 @@ def test_the_causes_without_signals_equal_the_references_causes(case: tuple[Any,
     expected = reference(items, chunks, run, qrels, documents, k, threshold, **options)
     assert list(frame.columns) == ["question", "cause"]
     assert plain(frame) == [{"question": row["question"], "cause": row["cause"]} for row in expected]
+
+
+@settings(max_examples=300, deadline=None)
+@given(inputs())
+def test_the_hits_alone_are_the_references_hits(case: tuple[Any, ...]) -> None:
+    items, chunks, run, qrels, documents, k, threshold, options = case
+    hits = question_hits(items, chunks, run, qrels, documents, k=k, partial_threshold=options["partial"])
+    expected = reference(items, chunks, run, qrels, documents, k, threshold, **options)
+    assert hits.dtype == bool
+    assert hits.tolist() == [row["cause"] == "hit" for row in expected]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -516,3 +527,15 @@ def test_the_lexical_gap_is_told_for_lexical_retrievers_only() -> None:
     missed = table["cause"].isin(["ranked_low", "not_retrieved"])
     assert table.loc[~lexical | ~missed, "vocabulary_gap"].isna().all()
     assert table.loc[lexical & missed, "vocabulary_gap"].notna().all()
+
+
+def test_a_sliver_of_gold_in_the_top_k_is_no_hit() -> None:
+    # The gold is 0..54 (54 characters); s0 holds 25 of them, s0 and s1 together 53.
+    items = [item("How long do refunds take?", (0, 54))]
+    chunks, qrels = SENTENCES, {"q": {"s0": 1, "s1": 1}}
+    assert question_hits(items, chunks, {"q": ["s0", "s2"]}, qrels, DOCS, k=2).tolist() == [False]
+    assert question_hits(items, chunks, {"q": ["s0", "s1"]}, qrels, DOCS, k=2).tolist() == [True]
+    assert question_hits(items, chunks, {"q": ["s0", "s1"]}, qrels, DOCS, k=1).tolist() == [False]
+    assert question_hits(items, chunks, {"q": ["s0"]}, qrels, DOCS, k=1, partial_threshold=0.4).tolist() == [True]
+    with pytest.raises(InvalidParameterError, match="'partial_threshold' parameter of question_hits"):
+        question_hits(items, chunks, {}, qrels, DOCS, partial_threshold=0)

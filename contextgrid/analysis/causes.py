@@ -97,6 +97,7 @@ __all__ = [
     "lexical_gaps",
     "question_causes",
     "question_causes_only",
+    "question_hits",
     "transition_sentence",
 ]
 
@@ -459,10 +460,19 @@ class _Ranking:
 def _ranking(
     questions: CauseQuestions, chunking: ChunkingGold, ranking: RunTable, judged: QrelsTable, function: str
 ) -> _Ranking:
-    ids, chunk_ids = questions.ids, chunking.columns.ids
+    ids = questions.ids
     n = len(ids)
-    rows = run_rows(ranking, ids, chunk_ids, None, function)
-    # Relevant rows: (question, chunk) graded above 0. A judged chunk outside the chunking is never ranked.
+    rows = run_rows(ranking, ids, chunking.columns.ids, None, function)
+    relevant = _relevant(ids, chunking.columns.ids, judged, rows.item, rows.chunk)
+    first = np.full(n, _NONE, dtype=np.int64)
+    np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
+    depth = np.bincount(rows.item, minlength=n).astype(np.int64)
+    return _Ranking(rows, relevant, first, depth)
+
+
+def _relevant(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable, item: IntArray, chunk: IntArray) -> BoolArray:
+    """Whether each row (``item`` a position in ``ids``, ``chunk`` one in ``chunk_ids``) is relevant: its
+    (question, chunk) graded above 0 in ``judged``. A judged chunk outside the chunking is never ranked."""
     starts: IntArray = np.asarray(judged.starts, dtype=np.int64)
     judged_item = np.repeat(
         ids.get_indexer(pd.Index(judged.question_ids, dtype=object)).astype(np.int64), starts[1:] - starts[:-1]
@@ -478,13 +488,10 @@ def _ranking(
     width = max(len(chunk_ids), 1)
     # Each row's (question, chunk) key looked up among the sorted graded keys (few), not sorted with them.
     graded_keys = np.unique(judged_item[graded] * width + judged_chunk[graded])
-    row_key = rows.item * width + rows.chunk
+    row_key = item * width + chunk
     spot = np.minimum(np.searchsorted(graded_keys, row_key), max(len(graded_keys) - 1, 0))
-    relevant = graded_keys[spot] == row_key if len(graded_keys) else np.zeros(len(row_key), dtype=bool)
-    first = np.full(n, _NONE, dtype=np.int64)
-    np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
-    depth = np.bincount(rows.item, minlength=n).astype(np.int64)
-    return _Ranking(rows, relevant, first, depth)
+    relevant: BoolArray = graded_keys[spot] == row_key if len(graded_keys) else np.zeros(len(row_key), dtype=bool)
+    return relevant
 
 
 # -- stage 2: the top k's share of the gold --------------------------------------------------------------------
@@ -866,6 +873,68 @@ def question_causes_only(
             "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
         }
     )
+
+
+def question_hits(
+    items: Iterable[EvalItem] | CauseQuestions,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold | CauseChunking,
+    run: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    documents: Mapping[str, str],
+    *,
+    k: int = 5,
+    partial_threshold: float = 0.5,
+) -> BoolArray:
+    """Whether each question is a ``hit`` at ``k`` (the ``cause`` of :func:`question_causes_only` is ``hit``;
+    same arguments, and a split needs no threshold here): what counting the configurations that get a question
+    right needs, read from the top ``k`` alone.
+
+    A hit has gold evidence, a chunk graded above 0 in the top ``k`` and at least ``partial_threshold`` of its
+    gold characters there: only the top ``k`` rows of the questions with gold are aligned (a chunk the run
+    returns below ``k``, or for a question without gold, is not checked against ``chunks``), and the best
+    chunk of each question, which only ``split`` reads, is never looked for.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per question of ``items``, in order.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.analysis.causes import question_hits
+    >>> documents = {"d": "Refunds take 30 days. Shipping is free over $50. Returns need a receipt."}
+    >>> chunks = [cg.Chunk(f"d#{i}", cg.Span("d", a, b), documents["d"][a:b]) for i, (a, b) in
+    ...           enumerate([(0, 22), (22, 49), (49, 73)])]
+    >>> items = [
+    ...     cg.EvalItem("q1", "How long do refunds take?", (cg.GoldSpan(cg.Span("d", 0, 21)),)),
+    ...     cg.EvalItem("q2", "What does a return require?", (cg.GoldSpan(cg.Span("d", 49, 73)),)),
+    ...     cg.EvalItem("q3", "Who founded the company?"),
+    ... ]
+    >>> run = {"q1": ["d#0", "d#1"], "q2": ["d#1", "d#0", "d#2"]}
+    >>> question_hits(items, chunks, run, {"q1": {"d#0": 2}, "q2": {"d#2": 2}}, documents, k=2).tolist()
+    [True, False, False]
+    """
+    function = "question_hits"
+    cutoff = check_k(k, function=function)
+    partial = _threshold(partial_threshold, function, "partial_threshold")
+    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
+        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
+    questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+    gold = questions.gold
+    chunking = chunks.chunking if isinstance(chunks, CauseChunking) else laid_out(gold, chunks, function)
+    # The top k rows of the questions with gold (positions in gold.items), as question_causes_only's recall reads them.
+    evidence = ranked_evidence(gold, RunTable.from_dict(run), chunking, cutoff, function)
+    relevant = _relevant(gold.ids, chunking.columns.ids, QrelsTable.from_dict(qrels), evidence.item, evidence.chunk)
+    in_top = np.bincount(evidence.item[relevant], minlength=len(gold.items)) > 0
+    recall = np.divide(
+        evidence.gold_retrieved, evidence.gold_total, out=np.zeros(len(gold.total)), where=gold.total > 0
+    )
+    # The rules before hit: gold evidence (no_gold) whose characters are found (unresolved).
+    found = questions.evidence[questions.owner] & (gold.total > 0)
+    hit = np.zeros(len(questions.questions), dtype=bool)
+    hit[questions.owner] = found & in_top & (recall >= partial)
+    return hit
 
 
 def cause_counts(table: pd.DataFrame) -> pd.DataFrame:

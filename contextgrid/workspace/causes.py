@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from contextgrid.analysis.causes import (
     CAUSES,
     Analyzer,
@@ -22,11 +24,13 @@ from contextgrid.analysis.causes import (
     lexical_gaps,
     question_causes,
     question_causes_only,
+    question_hits,
 )
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, parameter_error
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
     import pandas as pd
 
     from contextgrid.workspace.configuration import Configuration
@@ -189,19 +193,40 @@ def failure_causes(
         frame.insert(0, "config", pd.Series([name] * len(frame), dtype=object))
         frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
-    # Hits per question over every configuration, less the row's own: the others that get it right.
+    # Hits per question over every configuration, less the row's own: the others that get it right. Every
+    # frame holds the questions in the same order, and the others' hits are read from their top k alone.
     hit = (table["cause"] == "hit").to_numpy()
-    counted = table[["question", "cause"]]
-    if extra:
-        rest = failure_causes_only(
-            workspace, k=cutoff, configs=extra, split_threshold=threshold, partial_threshold=partial
-        )
-        counted = pd.concat([counted, rest[["question", "cause"]]], ignore_index=True)
-    per_question = (counted["cause"] == "hit").groupby(counted["question"].to_numpy()).sum()
-    hits = per_question.reindex(table["question"].to_numpy()).to_numpy()
+    position = np.tile(np.arange(len(questions.ids), dtype=np.int64), len(names))
+    per_question = np.bincount(position[hit], minlength=len(questions.ids)).astype(np.int64)
+    for name in extra:
+        per_question += _hits(workspace, name, questions, cutoff, partial, function)
+    hits = per_question[position]
     failing = table["cause"].isin(CAUSES[CAUSES.index("partial") :]).to_numpy()
     table["hit_elsewhere"] = pd.arrays.IntegerArray((hits - hit).astype("int64"), ~failing)
     return table
+
+
+def _hits(
+    workspace: Workspace, name: str, questions: CauseQuestions, cutoff: int, partial: float, function: str
+) -> npt.NDArray[np.int64]:
+    """Whether configuration ``name`` makes each question a hit (1) or not (0), by
+    :func:`~contextgrid.analysis.causes.question_hits`; kept with the workspace, as its causes are."""
+    workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not counted
+    try:
+        return workspace.shared(
+            ("hits", name, cutoff, partial),
+            lambda: question_hits(
+                questions,
+                workspace.chunking_gold(name),
+                workspace.run(name),
+                workspace.qrels(name),
+                workspace.documents,
+                k=cutoff,
+                partial_threshold=partial,
+            ).astype(np.int64),
+        )
+    except ContextGridError as error:  # the inputs disagree: say which configuration's do
+        raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
 
 
 def failure_causes_only(
