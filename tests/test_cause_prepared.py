@@ -178,3 +178,49 @@ def test_bm25s_analyzer_read_in_one_batch_gives_the_gaps_of_one_text_at_a_time()
         assert batched.gap.tolist() == one_by_one.gap.tolist()
         assert batched.gap.any()
         assert not batched.gap.all()
+
+
+# Words that fold, join or split unusually: apostrophes of both kinds, citation markers, underscores, letters whose
+# case folding changes their length or adds a combining mark, stopwords in either case.
+TRICKY = [
+    "Refunds",
+    "refund",
+    "REFUNDING",
+    "don't",
+    "don’t",
+    "[2]",
+    "[1, 3]",
+    "ǰob",
+    "İt",
+    "Straße",
+    "strasse",
+    "the",
+    "THE",
+    "a_b",
+    "x’y",
+    "30",
+    "days",
+    "Days.",
+    "—",
+    "réfund",
+    "ﬁle",
+    "file",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_bm25s_gaps_word_by_word_are_the_gaps_of_each_text_analyzed(data: st.DataObject) -> None:
+    text = st.lists(st.sampled_from(TRICKY), max_size=6).map(" ".join)
+    passages = data.draw(st.lists(text, min_size=1, max_size=4))
+    document = "\n".join(passages)
+    starts = [sum(len(p) + 1 for p in passages[:i]) for i in range(len(passages))]
+    items = []
+    for number in range(data.draw(st.integers(1, 5))):
+        chosen = data.draw(st.lists(st.integers(0, len(passages) - 1), min_size=0, max_size=2, unique=True))
+        gold = tuple(cg.GoldSpan(cg.Span("d", starts[i], starts[i] + len(passages[i]))) for i in chosen)
+        items.append(cg.EvalItem(f"q{number}", data.draw(text) or "?", gold))
+    questions = cause_questions(items, {"d": document})
+    for stemmer, stopwords in (("english", "en"), (None, None), (None, "en")):
+        analyzer = BM25Analyzer(stemmer=stemmer, stopwords=stopwords)
+        assert lexical_gaps(questions, analyzer).gap.tolist() == lexical_gaps(questions, analyzer.__call__).gap.tolist()

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -58,7 +59,7 @@ from contextgrid.analysis.word_sets import (
 )
 from contextgrid.core.checks import check_fraction, check_k
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
-from contextgrid.core.text import words
+from contextgrid.core.text import WORD, words
 from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
@@ -72,6 +73,9 @@ from contextgrid.evidence.run_waste import (
     ranked_evidence,
     run_rows,
 )
+
+if TYPE_CHECKING:
+    from contextgrid.index.bm25 import Analyzer as BM25Analyzer
 
 __all__ = [
     "CAUSES",
@@ -426,20 +430,50 @@ def lexical_gaps(questions: CauseQuestions, analyzer: Analyzer) -> LexicalGaps:
 
     gap = np.zeros(len(questions.questions), dtype=bool)
     resolved = questions.owner
-    if len(resolved):
-        # BM25's analyzer reads many texts with one stemmer (its call makes one per text); the same terms.
-        analyze = analyzer.many if isinstance(analyzer, BM25Analyzer) else lambda texts: [analyzer(t) for t in texts]
+    if len(resolved) and isinstance(analyzer, BM25Analyzer):
+        gap[resolved] = _bm25_gaps(questions, analyzer)
+    elif len(resolved):
         vocabulary = Vocabulary()
-        question_terms = vocabulary.code(analyze([questions.questions[i].question for i in resolved]))
+        question_terms = vocabulary.code([analyzer(questions.questions[i].question) for i in resolved])
         texts = [text for i in resolved for text in questions.passages[i]]
         counts = np.fromiter((len(questions.passages[i]) for i in resolved), dtype=np.int64, count=len(resolved))
-        terms = iter(analyze(texts))
+        terms = iter([analyzer(text) for text in texts])
         passage_terms = vocabulary.code(
             [[term for _ in range(count) for term in next(terms)] for count in counts.tolist()]
         )
         positions = np.arange(len(resolved), dtype=np.int64)
         gap[resolved] = shared_counts(question_terms, positions, passage_terms, positions, vocabulary.size) == 0
     return LexicalGaps(questions, gap)
+
+
+def _bm25_gaps(questions: CauseQuestions, analyzer: BM25Analyzer) -> BoolArray:
+    """The lexical gaps of the questions with gold (in ``questions.owner`` order) under BM25's analyzer, whose
+    terms are each word's (by :data:`~contextgrid.core.text.WORD`) own: a stopword is dropped, any other word
+    folded and stemmed alone. So each distinct word of all the texts is analyzed once, not once per text it is
+    in, and the texts' terms are compared as codes."""
+    resolved = questions.owner
+    passages = [questions.passages[i] for i in resolved.tolist()]
+    texts = [questions.questions[i].question for i in resolved.tolist()] + [t for each in passages for t in each]
+    found = [WORD.findall(text) for text in texts]
+    code, distinct = pd.factorize(np.array([word for each in found for word in each], dtype=object))
+    # Each distinct word is one text of one word: no term (a stopword) or one.
+    analyzed = analyzer.many(list(distinct))
+    term_code, _ = pd.factorize(np.array([terms[0] if terms else None for terms in analyzed], dtype=object))
+    term_code = np.asarray(term_code, dtype=np.int64)
+    size = max(int(term_code.max(initial=0)) + 1, 1)
+    per_passage = np.fromiter(map(len, passages), dtype=np.int64, count=len(passages))
+    positions = np.arange(len(resolved), dtype=np.int64)
+    text_question = np.concatenate((positions, np.repeat(positions, per_passage)))
+    word_question = np.repeat(text_question, np.fromiter(map(len, found), dtype=np.int64, count=len(found)))
+    word_term = term_code[code] if len(code) else np.zeros(0, dtype=np.int64)
+    asked = np.zeros(len(word_term), dtype=bool)
+    asked[: int(sum(map(len, found[: len(resolved)])))] = True
+    keys = word_question * size + word_term
+    kept = word_term >= 0
+    question_keys, passage_keys = np.unique(keys[kept & asked]), np.unique(keys[kept & ~asked])
+    shared = question_keys[np.isin(question_keys, passage_keys, assume_unique=True)]
+    gap: BoolArray = np.bincount(shared // size, minlength=len(resolved)) == 0
+    return gap
 
 
 @dataclass(frozen=True, slots=True)
