@@ -230,23 +230,32 @@ def pair_scatter(changes: pd.DataFrame, a: str, b: str, label: str) -> Any:
     import plotly.graph_objects as go
 
     counts = changes["outcome"].value_counts()
-    pairs = pd.DataFrame(
+    pairs = pd.DataFrame({"a": changes[a].to_numpy(dtype=float), "b": changes[b].to_numpy(dtype=float)})
+    # One point per distinct pair of scores, in order of first appearance (the biggest changes first): its first
+    # question's outcome, its size, and its first questions' ids, the only ones escaped and joined (groupby's
+    # agg and head over every question were three quarters of the figure's 0.13 s at 10,000 questions).
+    grouped = pairs.groupby(["a", "b"], sort=False)
+    numbered = grouped.ngroup()
+    kept = numbered.notna().to_numpy()  # a missing score is in no group, as groupby leaves it out
+    group, rank = numbered.fillna(-1).to_numpy(dtype=np.int64), grouped.cumcount().fillna(-1).to_numpy(dtype=np.int64)
+    firsts = np.flatnonzero(kept & (rank == 0))
+    sizes = np.bincount(group[kept], minlength=len(firsts))
+    shown = np.flatnonzero(kept & (rank < EXAMPLES_SHOWN))
+    names: list[list[str]] = [[] for _ in firsts]
+    for place, question in zip(group[shown].tolist(), changes.index[shown], strict=True):
+        names[place].append(plot_text(str(question)))
+    flat = pd.DataFrame(
         {
-            "a": changes[a].to_numpy(dtype=float),
-            "b": changes[b].to_numpy(dtype=float),
-            "outcome": changes["outcome"].to_numpy(),
-            "question": [plot_text(str(question)) for question in changes.index],
+            "a": pairs["a"].to_numpy()[firsts],
+            "b": pairs["b"].to_numpy()[firsts],
+            "outcome": changes["outcome"].to_numpy()[firsts],
+            "questions": sizes,
+            "examples": [
+                ", ".join(examples) + (" …" if size > EXAMPLES_SHOWN else "")
+                for examples, size in zip(names, sizes.tolist(), strict=True)
+            ],
         }
     )
-    # One point per distinct pair of scores, in order of first appearance (the biggest changes first).
-    groups = pairs.groupby(["a", "b"], sort=False)
-    points = groups.agg(outcome=("outcome", "first"), questions=("question", "size"))
-    points["examples"] = groups.head(EXAMPLES_SHOWN).groupby(["a", "b"], sort=False)["question"].agg(", ".join)
-    flat = points.reset_index()
-    flat["examples"] = [
-        examples + (" …" if size > EXAMPLES_SHOWN else "")
-        for examples, size in zip(flat["examples"], flat["questions"], strict=True)
-    ]
     largest = max(int(flat["questions"].max()), 1) if len(flat) else 1
     # The diagonal first, under the points: above it A wins.
     figure = go.Figure(
