@@ -198,9 +198,11 @@ def _word_sets(sets: Sequence[frozenset[str]], vocabulary: pd.Index) -> WordSets
     owner = np.repeat(np.arange(len(sets), dtype=np.int64), [len(words_of) for words_of in sets])
     flat = [word for words_of in sets for word in words_of]
     code = vocabulary.get_indexer(pd.Index(flat, dtype=object)).astype(np.int64) if flat else owner.copy()
-    known = np.flatnonzero(code >= 0)
-    order = known[np.lexsort((code[known], owner[known]))]
-    return owner[order], code[order]
+    known = code >= 0
+    # By set, then code: one sort of one integer key (a set's codes are distinct), a third of lexsort's time.
+    size = max(len(vocabulary), 1)
+    keys = np.sort(owner[known] * size + code[known])
+    return keys // size, keys % size
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,8 +522,9 @@ def _relevant(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable, item: IntA
     )
     graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
     width = max(len(chunk_ids), 1)
-    # Each row's (question, chunk) key looked up among the sorted graded keys (few), not sorted with them.
-    graded_keys = np.unique(judged_item[graded] * width + judged_chunk[graded])
+    # Each row's (question, chunk) key looked up among the sorted graded keys (few), not sorted with them; a
+    # repeated key is found all the same, so they are sorted, not made unique (a hash of them all, four times slower).
+    graded_keys = np.sort(judged_item[graded] * width + judged_chunk[graded])
     row_key = item * width + chunk
     spot = np.minimum(np.searchsorted(graded_keys, row_key), max(len(graded_keys) - 1, 0))
     relevant: BoolArray = graded_keys[spot] == row_key if len(graded_keys) else np.zeros(len(row_key), dtype=bool)
