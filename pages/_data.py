@@ -757,7 +757,7 @@ def budget_parting(at: Snapshot, a: str, b: str) -> tuple[int | None, str | None
     return budget_curves(at).parting(a, b)
 
 
-# -- figures a page draws on every run (pages/overview.py, pages/compare.py) -----------------------
+# -- figures a page draws on every run (pages/overview.py, pages/compare.py, pages/waste.py) -----------------------
 # Building a figure validates every trace, a fifth of a second for thousands of questions or fifty curves: each
 # is built once for what it shows and kept as it is (st.plotly_chart only reads it).
 
@@ -776,6 +776,40 @@ def pair_figure(at: Snapshot, metric: str, k: int, a: str, b: str) -> Any:
     from contextgrid.render.grid_charts import pair_scatter
 
     return pair_scatter(changes(at, metric, k, a, b), a, b, f"{metric}@{k}")
+
+
+@cached(max_entries=16, resource=True)
+def rank_figure(at: Snapshot, config: str, k: int) -> Any:
+    """``rank_heatmap`` of :func:`retrieved`: the gold each of ``config``'s top ``k`` holds, question by rank."""
+    from contextgrid.render.waste_figures import rank_heatmap
+
+    return rank_heatmap(retrieved(at, config, k), k, questions=list(resolved_items(at)), config=config)
+
+
+@cached(max_entries=16, resource=True)
+def coverage_figure(at: Snapshot, k: int, configs: tuple[str, ...]) -> Any:
+    """``configuration_heatmap`` of :func:`coverage` for ``configs``: how much gold each one's top ``k`` holds."""
+    from contextgrid.render.waste_figures import configuration_heatmap
+
+    shares = coverage(at, k, configs, "character_recall")
+    return configuration_heatmap(shares, k, best_chunk=coverage(at, k, configs, "best_chunk_coverage"))
+
+
+@cached(max_entries=16, resource=True)
+def precision_recall_figure(at: Snapshot, k: int) -> Any:
+    """``precision_recall_plot`` of :func:`waste_summary`: each configuration's precision against recall@k."""
+    from contextgrid.render.waste_figures import precision_recall_plot
+
+    return precision_recall_plot(waste_summary(at, k), k, parameters(at))
+
+
+@cached(max_entries=16, resource=True)
+def characters_figure(at: Snapshot, k: int) -> Any:
+    """``characters_plot`` of :func:`characters`: the characters each configuration retrieves per question."""
+    from contextgrid.render.waste_figures import characters_plot
+
+    boxes, points = characters(at, k)
+    return characters_plot(boxes, points=points)
 
 
 @cached(max_entries=16, resource=True)

@@ -14,10 +14,6 @@ from contextgrid.render.export import figure_html, image_config
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.render.waste_figures import (
     COLOURS,
-    characters_plot,
-    configuration_heatmap,
-    precision_recall_plot,
-    rank_heatmap,
     span_map,
     waste_split_plot,
 )
@@ -162,22 +158,21 @@ if coverage.open:
         config = _state.choose("Configuration for question × rank", names, "config")
         left, right = st.columns(2)
         with left:
-            ranks = _data.guard(lambda: _data.retrieved(at, config, k), source=source)
-            exports(rank_heatmap(ranks, k, questions=list(items), config=config), f"coverage-by-rank-{config}")
+            ranks = _data.guard(lambda: _data.rank_figure(at, config, k), source=source)
+            exports(ranks, f"coverage-by-rank-{config}")
         with right:
             chosen = tuple(configs)
-            shares = _data.guard(lambda: _data.coverage(at, k, chosen, "character_recall"), source=source)
-            best_chunk = _data.guard(lambda: _data.coverage(at, k, chosen, "best_chunk_coverage"), source=source)
-            exports(configuration_heatmap(shares, k, best_chunk=best_chunk), f"coverage-by-configuration-at-{k}")
+            shares = _data.guard(lambda: _data.coverage_figure(at, k, chosen), source=source)
+            exports(shares, f"coverage-by-configuration-at-{k}")
 if against.open:
     with against:
-        boxes, points = _data.guard(lambda: _data.characters(at, k), source=source)
+        drawn = _data.guard(lambda: _data.characters_figure(at, k), source=source)
         summary = _data.guard(lambda: _data.waste_summary(at, k), source=source)
         left, right = st.columns(2)
         with left:
-            exports(precision_recall_plot(summary, k, _data.parameters(at)), f"precision-against-recall-at-{k}")
+            exports(_data.precision_recall_figure(at, k), f"precision-against-recall-at-{k}")
         with right:
-            exports(characters_plot(boxes, points=points), f"characters-per-question-at-{k}")
+            exports(drawn, f"characters-per-question-at-{k}")
         st.dataframe(summary.style.format("{:.3f}"), width="stretch", placeholder="")
 if report.open:
     with report:

@@ -12,12 +12,12 @@ from charts import _decoded, figures, title
 from streamlit.testing.v1 import AppTest
 
 import contextgrid as cg
-from contextgrid.evidence.run_waste import coverage_by_configuration
+from contextgrid.evidence.run_waste import character_boxes, coverage_by_configuration
 from contextgrid.evidence.waste import COMPARED_COLUMNS, measure_waste
 from contextgrid.render.markup import escape_markdown as md
-from contextgrid.render.waste_figures import configuration_heatmap
+from contextgrid.render.waste_figures import characters_plot, configuration_heatmap, precision_recall_plot
 from contextgrid.workspace.summary import configuration_summary
-from contextgrid.workspace.waste import workspace_waste
+from contextgrid.workspace.waste import configuration_waste, workspace_waste
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,6 +83,15 @@ def test_each_view_runs_only_when_its_tab_is_open(swept: Path) -> None:
     app = open_waste(**query, waste_view="Recall against waste")
     assert not app.exception, [e.value for e in app.exception]
     assert len(chart_titles(app)) == 2
+    # The figures kept for the view are the library's, built from every configuration's waste.
+    workspace = cg.load_workspace(swept)
+    table = workspace_waste(workspace, 3)
+    built = [
+        precision_recall_plot(configuration_waste(workspace, 3, table=table), 3, workspace.params_by_config()),
+        characters_plot(character_boxes(table), points=table),
+    ]
+    for drawn, expected in zip(figures(app), built, strict=True):
+        assert drawn["data"] == _decoded(json.loads(expected.to_json()))["data"]
     assert app.dataframe[0].value.index.tolist() == list(cg.load_workspace(swept).names)
     app = open_waste(**query, waste_view="Report")
     assert not app.exception, [e.value for e in app.exception]
