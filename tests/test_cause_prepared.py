@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import contextgrid as cg
 from contextgrid.analysis.causes import (
     cause_chunking,
+    cause_qrels,
     cause_questions,
     lexical_gaps,
     question_causes,
@@ -159,13 +160,31 @@ def test_the_hits_alone_from_prepared_records_are_the_hits_of_the_causes() -> No
                 questions, laid, run, qrels, workspace.documents, k=k, partial_threshold=partial
             )
             expected = (causes["cause"] == "hit").to_numpy()
+            judged = cause_qrels(questions, laid, qrels)
             for chunks in (laid, cause_chunking(questions, laid)):
-                hits = question_hits(questions, chunks, run, qrels, workspace.documents, k=k, partial_threshold=partial)
-                assert hits.tolist() == expected.tolist()
+                for graded in (qrels, judged):
+                    hits = question_hits(
+                        questions, chunks, run, graded, workspace.documents, k=k, partial_threshold=partial
+                    )
+                    assert hits.tolist() == expected.tolist()
             assert expected.any() or k == 1
     other = cause_questions(workspace.resolved[0], workspace.documents)
     with pytest.raises(InvalidParameterError, match="'chunks' parameter of question_hits"):
         question_hits(other, cause_chunking(questions, laid), run, qrels, workspace.documents)
+    with pytest.raises(InvalidParameterError, match="'qrels' parameter of question_hits"):
+        question_hits(other, chunking_gold(other.gold, laid.columns.chunks), run, judged, workspace.documents)
+    with pytest.raises(InvalidParameterError, match="'qrels' parameter of question_hits"):
+        question_hits(questions, chunking_gold(questions.gold, laid.columns.chunks), run, judged, workspace.documents)
+    # The qrels' graded pairs, read by hand: (question, chunk) positions of the chunks graded above 0.
+    chunk_ids, ids = list(laid.columns.ids), list(questions.ids)
+    pairs = sorted(
+        ids.index(question) * len(chunk_ids) + chunk_ids.index(chunk)
+        for question, grades in qrels.to_dict().items()
+        if question in ids
+        for chunk, grade in grades.items()
+        if grade > 0 and chunk in chunk_ids
+    )
+    assert judged.keys.tolist() == pairs
 
 
 def test_bm25s_analyzer_read_in_one_batch_gives_the_gaps_of_one_text_at_a_time() -> None:

@@ -87,11 +87,13 @@ __all__ = [
     "Analyzer",
     "CauseChunking",
     "CauseOracle",
+    "CauseQrels",
     "CauseQuestions",
     "LexicalGaps",
     "cause_chunking",
     "cause_counts",
     "cause_oracle",
+    "cause_qrels",
     "cause_questions",
     "cause_transitions",
     "check_split_threshold",
@@ -499,16 +501,18 @@ def _ranking(
     ids = questions.ids
     n = len(ids)
     rows = run_rows(ranking, ids, chunking.columns.ids, None, function)
-    relevant = _relevant(ids, chunking.columns.ids, judged, rows.item, rows.chunk)
+    width = max(len(chunking.columns.ids), 1)
+    relevant = _relevant(_graded(ids, chunking.columns.ids, judged), width, rows.item, rows.chunk)
     first = np.full(n, _NONE, dtype=np.int64)
     np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
     depth = np.bincount(rows.item, minlength=n).astype(np.int64)
     return _Ranking(rows, relevant, first, depth)
 
 
-def _relevant(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable, item: IntArray, chunk: IntArray) -> BoolArray:
-    """Whether each row (``item`` a position in ``ids``, ``chunk`` one in ``chunk_ids``) is relevant: its
-    (question, chunk) graded above 0 in ``judged``. A judged chunk outside the chunking is never ranked."""
+def _graded(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable) -> IntArray:
+    """The sorted keys ``question * width + chunk`` (``question`` a position in ``ids``, ``chunk`` one in
+    ``chunk_ids``, ``width`` their count) of the pairs graded above 0 in ``judged``; a judged chunk outside the
+    chunking is left out, as it is never ranked."""
     starts: IntArray = np.asarray(judged.starts, dtype=np.int64)
     judged_item = np.repeat(
         ids.get_indexer(pd.Index(judged.question_ids, dtype=object)).astype(np.int64), starts[1:] - starts[:-1]
@@ -521,14 +525,58 @@ def _relevant(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable, item: IntA
         dtype=np.int64,
     )
     graded = (judged_item >= 0) & (judged_chunk >= 0) & (np.asarray(judged.table.column("grade").to_numpy()) > 0)
-    width = max(len(chunk_ids), 1)
-    # Each row's (question, chunk) key looked up among the sorted graded keys (few), not sorted with them; a
-    # repeated key is found all the same, so they are sorted, not made unique (a hash of them all, four times slower).
-    graded_keys = np.sort(judged_item[graded] * width + judged_chunk[graded])
+    # Looked up by binary search, which finds a repeated key all the same: sorted, not made unique (a hash of them
+    # all, four times slower).
+    keys: IntArray = np.sort(judged_item[graded] * max(len(chunk_ids), 1) + judged_chunk[graded])
+    return keys
+
+
+def _relevant(graded: IntArray, width: int, item: IntArray, chunk: IntArray) -> BoolArray:
+    """Whether each row's (question, chunk) key ``item * width + chunk`` is among the sorted ``graded`` keys
+    (few: each row is looked up, not sorted with them)."""
     row_key = item * width + chunk
-    spot = np.minimum(np.searchsorted(graded_keys, row_key), max(len(graded_keys) - 1, 0))
-    relevant: BoolArray = graded_keys[spot] == row_key if len(graded_keys) else np.zeros(len(row_key), dtype=bool)
+    spot = np.minimum(np.searchsorted(graded, row_key), max(len(graded) - 1, 0))
+    relevant: BoolArray = graded[spot] == row_key if len(graded) else np.zeros(len(row_key), dtype=bool)
     return relevant
+
+
+@dataclass(frozen=True, slots=True)
+class CauseQrels:
+    """A configuration's qrels as :func:`question_hits` reads them, against :class:`CauseQuestions` and a
+    chunking (:func:`cause_qrels` builds it): ``keys`` are the sorted ``question * width + chunk`` of the pairs
+    graded above 0 (``question`` a position among the questions, ``chunk`` one in the chunking, ``width`` the
+    chunking's size). Configurations judged by the same qrels on the same chunking share it."""
+
+    questions: CauseQuestions
+    chunking: ChunkingGold
+    keys: IntArray
+
+    def __post_init__(self) -> None:
+        if self.chunking.gold is not self.questions.gold:
+            raise parameter_error("CauseQrels", "chunking", "a ChunkingGold of the questions' gold", self.chunking)
+
+
+def cause_qrels(
+    questions: CauseQuestions, chunks: ChunkingGold | CauseChunking, qrels: Mapping[str, Mapping[str, int]]
+) -> CauseQrels:
+    """``qrels`` prepared for :func:`question_hits` against ``questions`` and a chunking laid out against them,
+    once for every configuration judged by them on that chunking: pass the record as its ``qrels``.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> from contextgrid.evidence.run_waste import chunking_gold
+    >>> documents = {"d": "Refunds take 30 days. Shipping is free."}
+    >>> questions = cause_questions([cg.EvalItem("q1", "How long do refunds take?",
+    ...                                          (cg.GoldSpan(cg.Span("d", 0, 21)),))], documents)
+    >>> chunks = [cg.Chunk("d#0", cg.Span("d", 0, 21), "Refunds take 30 days."),
+    ...           cg.Chunk("d#1", cg.Span("d", 21, 39), " Shipping is free.")]
+    >>> cause_qrels(questions, chunking_gold(questions.gold, chunks), {"q1": {"d#0": 1, "d#1": 0}}).keys.tolist()
+    [0]
+    """
+    chunking = chunks.chunking if isinstance(chunks, CauseChunking) else laid_out(questions.gold, chunks, "cause_qrels")
+    keys = _graded(questions.ids, chunking.columns.ids, QrelsTable.from_dict(qrels))
+    return CauseQrels(questions, chunking, keys)
 
 
 # -- stage 2: the top k's share of the gold --------------------------------------------------------------------
@@ -916,7 +964,7 @@ def question_hits(
     items: Iterable[EvalItem] | CauseQuestions,
     chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold | CauseChunking,
     run: Mapping[str, Sequence[str]],
-    qrels: Mapping[str, Mapping[str, int]],
+    qrels: Mapping[str, Mapping[str, int]] | CauseQrels,
     documents: Mapping[str, str],
     *,
     k: int = 5,
@@ -924,7 +972,8 @@ def question_hits(
 ) -> BoolArray:
     """Whether each question is a ``hit`` at ``k`` (the ``cause`` of :func:`question_causes_only` is ``hit``;
     same arguments, and a split needs no threshold here): what counting the configurations that get a question
-    right needs, read from the top ``k`` alone.
+    right needs, read from the top ``k`` alone. ``qrels`` may be :func:`cause_qrels`' record of them, built once
+    for the configurations they judge on one chunking.
 
     A hit has gold evidence, a chunk graded above 0 in the top ``k`` and at least ``partial_threshold`` of its
     gold characters there: only the top ``k`` rows of the questions with gold are aligned (a chunk the run
@@ -961,8 +1010,12 @@ def question_hits(
     gold = questions.gold
     chunking = chunks.chunking if isinstance(chunks, CauseChunking) else laid_out(gold, chunks, function)
     # The top k rows of the questions with gold (positions in gold.items), as question_causes_only's recall reads them.
+    if isinstance(qrels, CauseQrels) and (qrels.questions is not questions or qrels.chunking is not chunking):
+        raise parameter_error(function, "qrels", "a CauseQrels of the CauseQuestions and chunking given", qrels)
+    judged = qrels if isinstance(qrels, CauseQrels) else cause_qrels(questions, chunking, qrels)
     evidence = ranked_evidence(gold, RunTable.from_dict(run), chunking, cutoff, function)
-    relevant = _relevant(gold.ids, chunking.columns.ids, QrelsTable.from_dict(qrels), evidence.item, evidence.chunk)
+    width = max(len(chunking.columns.ids), 1)
+    relevant = _relevant(judged.keys, width, questions.owner[evidence.item], evidence.chunk)
     in_top = np.bincount(evidence.item[relevant], minlength=len(gold.items)) > 0
     recall = np.divide(
         evidence.gold_retrieved, evidence.gold_total, out=np.zeros(len(gold.total)), where=gold.total > 0

@@ -19,6 +19,7 @@ from contextgrid.analysis.causes import (
     Analyzer,
     CauseQuestions,
     cause_chunking,
+    cause_qrels,
     cause_questions,
     check_split_threshold,
     lexical_gaps,
@@ -210,16 +211,22 @@ def _hits(
     workspace: Workspace, name: str, questions: CauseQuestions, cutoff: int, partial: float, function: str
 ) -> npt.NDArray[np.int64]:
     """Whether configuration ``name`` makes each question a hit (1) or not (0), by
-    :func:`~contextgrid.analysis.causes.question_hits`; kept with the workspace, as its causes are."""
+    :func:`~contextgrid.analysis.causes.question_hits`; kept with the workspace, as its causes are, and its
+    qrels prepared once for every configuration judged by them on its chunking."""
     workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not counted
+    config = workspace.config(name)
     try:
+        judged = workspace.shared(
+            ("cause qrels", config.qrels or ("gold", config.chunks), config.chunks),
+            lambda: cause_qrels(questions, workspace.chunking_gold(name), workspace.qrels(name)),
+        )
         return workspace.shared(
             ("hits", name, cutoff, partial),
             lambda: question_hits(
                 questions,
                 workspace.chunking_gold(name),
                 workspace.run(name),
-                workspace.qrels(name),
+                judged,
                 workspace.documents,
                 k=cutoff,
                 partial_threshold=partial,
