@@ -34,7 +34,9 @@ preparing is what configurations share: :func:`cause_questions` once for all of
 them, :func:`cause_chunking` once per chunking, :func:`lexical_gaps` once per
 analyzer, their records passed to :func:`question_causes` in place of the plain
 inputs; :func:`contextgrid.workspace.causes.failure_causes` does so for every
-configuration of a workspace.
+configuration of a workspace. Counting the configurations that get a question right
+needs only whether each makes it a ``hit``: :func:`question_hits` reads that from the
+top k alone, with each qrels prepared once per chunking by :func:`cause_qrels`.
 """
 
 from __future__ import annotations
