@@ -135,21 +135,30 @@ class Workspace:
             loaded: _T = self._cache[key]
             return loaded
 
-    def _each_config(self, work: Callable[[Configuration], _T]) -> list[_T]:
-        """``work(config)`` for every configuration, in manifest order, on one thread per CPU.
+    def each_config(self, work: Callable[[Configuration], _T], *, names: Sequence[str] | None = None) -> list[_T]:
+        """``work(config)`` for every configuration (or those ``names`` gives, in that order), in manifest order,
+        on one thread per CPU.
 
-        Reading files and building matrices is mostly pyarrow and numpy, which
-        run outside the GIL. The first configuration (in manifest order) that
-        fails raises; those not yet started are not started.
+        Reading files, building matrices and measuring runs are mostly pyarrow
+        and numpy, which run outside the GIL. The first configuration (in
+        order) that fails raises; those not yet started are not started.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> workspace = load_workspace(HANDMADE)
+        >>> workspace.each_config(lambda config: config.name.upper(), names=workspace.names[:2])
+        ['BM25-FIXED-512', 'DENSE-FIXED-512']
         """
-        workers = min(_cpu_count(), len(self.configs))
+        configs = self.configs if names is None else tuple(self.config(name) for name in names)
+        workers = min(_cpu_count(), len(configs))
         if workers <= 1:
-            return [work(config) for config in self.configs]
+            return [work(config) for config in configs]
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(workers, thread_name_prefix="contextgrid-workspace")
         try:
-            return list(pool.map(work, self.configs))
+            return list(pool.map(work, configs))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -220,7 +229,7 @@ class Workspace:
 
             return self._attempt(load)
 
-        errors = dict(zip(self.names, self._each_config(read), strict=True))
+        errors = dict(zip(self.names, self.each_config(read), strict=True))
         failed = {name: error for name, error in errors.items() if error is not None}
         if not failed:
             return self, MappingProxyType({})
@@ -551,7 +560,7 @@ class Workspace:
             scores = mean_scores(resolved, batch, self.qrels(config.name), self.run(config.name), cutoffs, log)
             return RunResult(config.name, scores, tuple(log.entries))
 
-        results = self._each_config(score)
+        results = self.each_config(score)
         if warnings is not None:
             warnings.entries.extend(self.gold_warnings())
             for result in results:
@@ -582,7 +591,7 @@ class Workspace:
             scores = score_questions(resolved, batch, self.qrels(config.name), self.run(config.name), cutoff)
             return batch.question_ids, scores
 
-        columns = self._each_config(score)
+        columns = self.each_config(score)
         # Configurations scored against the same qrels share their questions: usually there is one list.
         distinct: list[list[str]] = []
         for questions, _ in columns:
