@@ -33,6 +33,7 @@ from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
 from contextgrid.core.text import WORD, tokenize, words
 from contextgrid.data.chunk_checks import checked_chunks, checked_items
+from contextgrid.data.keys import find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.evidence.run_waste import GoldColumns, chunk_gold, gold_columns, run_rows
@@ -514,10 +515,7 @@ def chunking_repeats(
     # Each passage pair among the chunks' pairs, and how many chunks hold it (0: none).
     passage_owner, size = gold_pairs.owner, gold_pairs.sizes
     # Looked up in ascending order, the searches walk ``distinct`` forward (the keys ascend within each passage only).
-    ascending = np.argsort(gold_pairs.key)
-    at = np.empty(len(gold_pairs.key), dtype=np.int64)
-    at[ascending] = np.minimum(np.searchsorted(distinct, gold_pairs.key[ascending]), max(len(distinct) - 1, 0))
-    present = distinct[at] == gold_pairs.key if len(distinct) else np.zeros(len(gold_pairs.key), dtype=bool)
+    at, present = find_sorted(distinct, gold_pairs.key, ascending=True)
     frequency = np.where(present, holders[at] if len(distinct) else 0, 0)
     # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
     # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
@@ -546,10 +544,7 @@ def chunking_repeats(
     table = chunk_owner * span + dense
     wanted = in_chunk[row] * span + at[word]
     # The candidates in chunk order: the searches walk ``table`` forward.
-    by_chunk = np.argsort(wanted)
-    spot = np.empty(len(wanted), dtype=np.int64)
-    spot[by_chunk] = np.minimum(np.searchsorted(table, wanted[by_chunk]), max(len(table) - 1, 0))
-    inside = present[word] & (table[spot] == wanted) if len(table) else np.zeros(len(wanted), dtype=bool)
+    inside = present[word] & find_sorted(table, wanted, ascending=True)[1]
     held = np.bincount(row[inside], minlength=len(pairs))
     share = held / counts
     keep = share >= limit
@@ -612,12 +607,9 @@ def run_labels(
     first[1:] = judged_key[by_key][1:] != judged_key[by_key][:-1]
     keys, values = judged_key[by_key][first], judged_grade[by_key][first]
     row_key = rows.item * width + rows.chunk
-    at = np.minimum(np.searchsorted(keys, row_key), max(len(keys) - 1, 0))
-    graded = keys[at] == row_key if len(keys) else np.zeros(len(row_key), dtype=bool)
+    at, graded = find_sorted(keys, row_key)
     grade = np.where(graded, values[at] if len(keys) else 0, np.nan)
-    overlapping = repeats.overlapping
-    spot = np.minimum(np.searchsorted(overlapping, row_key), max(len(overlapping) - 1, 0))
-    overlaps = overlapping[spot] == row_key if len(overlapping) else np.zeros(len(row_key), dtype=bool)
+    overlaps = find_sorted(repeats.overlapping, row_key)[1]
     candidate = np.flatnonzero(~(grade > 0) & ~overlaps)
     # Each candidate row's (question, chunk) among the chunking's repeats: a run of equal keys, one per passage.
     low = np.searchsorted(repeats.key, row_key[candidate], side="left")

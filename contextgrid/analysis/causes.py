@@ -63,6 +63,7 @@ from contextgrid.core.checks import check_fraction, check_k
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
 from contextgrid.core.text import WORD, words
 from contextgrid.data.chunk_checks import checked_items
+from contextgrid.data.keys import find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.evidence.run_waste import (
@@ -536,10 +537,7 @@ def _graded(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable) -> IntArray:
 def _relevant(graded: IntArray, width: int, item: IntArray, chunk: IntArray) -> BoolArray:
     """Whether each row's (question, chunk) key ``item * width + chunk`` is among the sorted ``graded`` keys
     (few: each row is looked up, not sorted with them)."""
-    row_key = item * width + chunk
-    spot = np.minimum(np.searchsorted(graded, row_key), max(len(graded) - 1, 0))
-    relevant: BoolArray = graded[spot] == row_key if len(graded) else np.zeros(len(row_key), dtype=bool)
-    return relevant
+    return find_sorted(graded, item * width + chunk)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,6 +603,14 @@ def _best_share(questions: CauseQuestions, best_held: IntArray) -> FloatArray:
     return share
 
 
+def _hit(evidence: BoolArray, resolved: BoolArray, in_top: BoolArray, recall: FloatArray, partial: float) -> BoolArray:
+    """The ``hit`` rule, the one copy :func:`question_causes` and :func:`question_hits` apply: gold evidence, found
+    in the documents, a relevant chunk in the top k and at least ``partial`` of the gold's characters there (a
+    sliver of gold is no hit)."""
+    hit: BoolArray = evidence & resolved & in_top & (np.nan_to_num(recall) >= partial)
+    return hit
+
+
 def _rules(
     questions: CauseQuestions,
     best_held: IntArray,
@@ -616,12 +622,12 @@ def _rules(
 ) -> IntArray:
     """Each question's cause as its position in :data:`CAUSES`: the first rule that applies."""
     in_top = found.ranked & (found.first <= cutoff)
-    enough = np.nan_to_num(recall) >= partial
+    resolved = questions.characters > 0
     return np.select(
         [
             ~questions.evidence,
-            questions.characters <= 0,
-            in_top & enough,
+            ~resolved,
+            _hit(questions.evidence, resolved, in_top, recall, partial),
             in_top,
             _best_share(questions, best_held) < split,
             found.ranked,
@@ -1022,10 +1028,8 @@ def question_hits(
     recall = np.divide(
         evidence.gold_retrieved, evidence.gold_total, out=np.zeros(len(gold.total)), where=gold.total > 0
     )
-    # The rules before hit: gold evidence (no_gold) whose characters are found (unresolved).
-    found = questions.evidence[questions.owner] & (gold.total > 0)
     hit = np.zeros(len(questions.questions), dtype=bool)
-    hit[questions.owner] = found & in_top & (recall >= partial)
+    hit[questions.owner] = _hit(questions.evidence[questions.owner], gold.total > 0, in_top, recall, partial)
     return hit
 
 
@@ -1047,12 +1051,7 @@ def cause_counts(table: pd.DataFrame) -> pd.DataFrame:
     b             0           0    1        0      1           0              0
     a             0           0    1        0      0           0              0
     """
-    absent = [column for column in ("config", "cause") if column not in table.columns]
-    if absent:
-        raise ContextGridError(
-            f"cause_counts: the table has no {' or '.join(map(repr, absent))} column. Available: "
-            f"{', '.join(map(str, table.columns))}"
-        )
+    _columns(table, ("config", "cause"), "cause_counts")
     known = table["cause"].isin(CAUSES)
     if not known.all():
         unknown = sorted(set(table["cause"][~known].astype(str)))

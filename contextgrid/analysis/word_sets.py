@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from contextgrid.data.keys import find_sorted
+
 __all__ = ["Vocabulary", "set_keys", "set_sizes", "shared_counts", "shared_with_keys"]
 
 IntArray = npt.NDArray[np.int64]
@@ -90,8 +92,7 @@ def shared_with_keys(sets: WordSets, row_set: IntArray, keys: IntArray, row_targ
     offsets = np.cumsum(lengths) - lengths
     word_at = np.repeat(start[by_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
     wanted = by_target[word_row] * size + codes[word_at]
-    found = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-    inside = keys[found] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)
+    inside = find_sorted(keys, wanted)[1]
     shared = np.zeros(len(row_set), dtype=np.int64)
     shared[order] = np.bincount(word_row[inside], minlength=len(row_set))
     return shared

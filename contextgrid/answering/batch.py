@@ -31,6 +31,7 @@ from contextgrid.answering.lexical import answer_score, answer_scores
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
 from contextgrid.core.text import CITATION, WORD, words
+from contextgrid.data.keys import find_sorted
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -214,19 +215,6 @@ def _distinct(owner: IntArray, codes: IntArray, size: int) -> tuple[IntArray, In
     return keys // max(size, 1), keys % max(size, 1)
 
 
-def _members(keys: IntArray, wanted: IntArray) -> BoolArray:
-    """Whether each of ``wanted`` is among the sorted ``keys``."""
-    if not len(keys):
-        return np.zeros(len(wanted), dtype=bool)
-    # Looked up in ascending order, the searches walk the keys forward: four times faster than in any order.
-    order = np.argsort(wanted)
-    ordered = wanted[order]
-    found = np.minimum(np.searchsorted(keys, ordered), len(keys) - 1)
-    held = np.empty(len(wanted), dtype=bool)
-    held[order] = keys[found] == ordered
-    return held
-
-
 def _expand(starts: IntArray, lengths: IntArray) -> tuple[IntArray, IntArray]:
     """For rows with a stretch ``[start, start + length)`` each: every position of every stretch, and its row."""
     row = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
@@ -251,7 +239,7 @@ def _held(
     """
     at, row = _expand(starts, lengths)
     # Past the chunks' words, a code would read as a word of the next chunk: it is held by none.
-    held = _members(keys, chunk[at] * size + word[row]) & (word[row] < size)
+    held = find_sorted(keys, chunk[at] * size + word[row], ascending=True)[1] & (word[row] < size)
     return np.bincount(owner[_unique(row[held])], minlength=n).astype(np.int64)
 
 

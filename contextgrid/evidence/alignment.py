@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.data.keys import find_sorted
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, gold_columns, laid_out, run_rows
@@ -89,8 +90,7 @@ the chunks look like two different chunkings
     width = max(len(values), 1)
     keys = chunking.holding.keys
     wanted = item[checked] * width + chunk
-    found = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-    overlapping = (keys[found] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)) & (chunk >= 0)
+    overlapping = find_sorted(keys, wanted)[1] & (chunk >= 0)
     if overlapping.all():
         return
     bad = int(np.flatnonzero(~overlapping)[0])

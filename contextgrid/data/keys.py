@@ -1,0 +1,46 @@
+"""Integer keys looked up among sorted integer keys: the one membership search of the columnar code.
+
+Pairs such as (question, chunk) or (chunk, word) are coded as one integer, ``row * width + column``; whether a
+row's pair is among a set of pairs is then a binary search of its key among the set's sorted keys. Searched in
+ascending order, consecutive searches land in the same stretch of the keys (the CPU's cache): several times
+faster for millions of keys than in any order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["find_sorted"]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def find_sorted(keys: IntArray, wanted: IntArray, *, ascending: bool = False) -> tuple[IntArray, BoolArray]:
+    """Where each of ``wanted`` is among the sorted ``keys``, and whether it is there.
+
+    The position is ``searchsorted``'s, clipped to the last key (so that it always indexes ``keys`` when there
+    are any): it is where the key is when found. ``ascending=True`` searches ``wanted`` in ascending order
+    (for many keys given in any order), with the same result.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> position, found = find_sorted(np.array([2, 5, 9]), np.array([9, 3, 2, 12]))
+    >>> position.tolist(), found.tolist()
+    ([2, 1, 0, 2], [True, False, True, False])
+    >>> find_sorted(np.array([], dtype=np.int64), np.array([1]))[1].tolist()
+    [False]
+    """
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+    last = len(keys) - 1
+    if ascending:
+        order = np.argsort(wanted)
+        position = np.empty(len(wanted), dtype=np.int64)
+        position[order] = np.minimum(np.searchsorted(keys, wanted[order]), last)
+    else:
+        position = np.minimum(np.searchsorted(keys, wanted), last).astype(np.int64)
+    found: BoolArray = keys[position] == wanted
+    return position, found
