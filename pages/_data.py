@@ -214,13 +214,19 @@ def usable_workspace(given: Source | Snapshot) -> Workspace:
     scored = guard(lambda: results(at.source, at.version), source=source)
     if scored.unreadable:
         failed = len(scored.unreadable)
-        lines = "\n".join(f"- **{md(name)}**: {md(shown(error, source))}" for name, error in scored.unreadable.items())
-        st.warning(
-            f"{failed} configuration{'s' if failed > 1 else ''} could not be read and "
-            f"{'are' if failed > 1 else 'is'} left out; {_shown_rest(len(scored.workspace.configs))}.\n\n" + lines,
-            icon=":material/warning:",
+        warn_unreadable(
+            scored.unreadable,
+            f"{failed} configuration{'s' if failed > 1 else ''} could not be read and {'are' if failed > 1 else 'is'} "
+            f"left out; {_shown_rest(len(scored.workspace.configs))}",
+            source=source,
         )
     return scored.workspace
+
+
+def warn_unreadable(failed: Mapping[str, ContextGridError], lead: str, *, source: Source | None) -> None:
+    """``lead`` above the page, then each configuration of ``failed`` with its error (:func:`shown`)."""
+    lines = "\n".join(f"- **{md(name)}**: {md(shown(error, source))}" for name, error in failed.items())
+    st.warning(f"{lead}.\n\n{lines}", icon=":material/warning:")
 
 
 # -- the grid (pages/overview.py) ------------------------------------------------------------------
@@ -660,6 +666,12 @@ def resolved_items(source: Source | Snapshot) -> dict[str, EvalItem]:
     """The questions whose gold evidence was found in the documents, by id."""
     items, _ = _workspace(source).resolved
     return {entry.id: entry for entry in items if entry.is_resolved}
+
+
+@cached(max_entries=64)
+def resolved_containing(at: Snapshot, contains: str) -> list[str]:
+    """The ids of :func:`resolved_items` that hold ``contains``, in file order (all of them for ``""``)."""
+    return [question for question in resolved_items(at) if contains in question]
 
 
 def top_chunks(source: Source | Snapshot, config: str, question: str, k: int) -> list[Chunk]:

@@ -17,11 +17,11 @@ at = _data.guard(lambda: _loading.snapshot(source), source=source)
 _data.usable_workspace(at)
 failed = _data.guard(lambda: _data.unreadable_answers(at), source=source)
 if failed:
-    lines = "\n".join(f"- **{md(name)}**: {md(_data.shown(error, source))}" for name, error in failed.items())
-    st.warning(
+    _data.warn_unreadable(
+        failed,
         f"The answers of {len(failed)} configuration{'s' if len(failed) > 1 else ''} could not be read and "
-        f"{'are' if len(failed) > 1 else 'is'} left out of this page:\n\n{lines}",
-        icon=":material/warning:",
+        f"{'are' if len(failed) > 1 else 'is'} left out of this page",
+        source=source,
     )
 configs = _data.guard(lambda: _data.answer_configs(at), source=source)
 if failed and not configs:

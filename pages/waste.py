@@ -84,7 +84,7 @@ one, coverage, against, report = st.tabs(
 if one.open:
     with one:
         search = _state.text_input("Question id contains", "contains")
-        matching = [question for question in items if search in question]
+        matching = _data.guard(lambda: _data.resolved_containing(at, search), source=source)
         offered = _state.offered_questions(matching, items)
         if not offered:
             st.info(f"No question id contains {md(repr(search))}.")
