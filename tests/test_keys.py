@@ -1,4 +1,5 @@
-"""find_sorted, the one membership search of the columnar code, against a slow obvious reference."""
+"""find_sorted, the one membership search of the columnar code, and expand_stretches, the one expansion of
+(start, length) rows into positions, each against a slow obvious reference."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextgrid.data.keys import find_sorted
+from contextgrid.data.keys import expand_stretches, find_sorted
 
 VALUES = st.lists(st.integers(-50, 50), max_size=40)
+STRETCHES = st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 6)), max_size=30)
 
 
 @given(keys=VALUES, wanted=VALUES, ascending=st.booleans())
@@ -23,3 +25,19 @@ def test_each_key_is_found_where_it_is_and_only_if_there(keys: list[int], wanted
     # In any order or ascending, the same positions: searchsorted's, clipped to the last key.
     expected = [min(int(np.searchsorted(ordered, value)), max(len(keys) - 1, 0)) for value in wanted]
     assert position.tolist() == expected
+
+
+@given(stretches=STRETCHES)
+def test_each_stretch_is_expanded_into_its_positions_in_order(stretches: list[tuple[int, int]]) -> None:
+    starts = np.array([start for start, _ in stretches], dtype=np.int64)
+    lengths = np.array([length for _, length in stretches], dtype=np.int64)
+    positions, owner = expand_stretches(starts, lengths)
+    expected_positions: list[int] = []
+    expected_owner: list[int] = []
+    for row, (start, length) in enumerate(stretches):
+        for position in range(start, start + length):
+            expected_positions.append(position)
+            expected_owner.append(row)
+    assert positions.tolist() == expected_positions
+    assert owner.tolist() == expected_owner
+    assert positions.dtype == owner.dtype == np.int64

@@ -33,7 +33,7 @@ from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
 from contextgrid.core.text import WORD, tokenize, words
 from contextgrid.data.chunk_checks import checked_chunks, checked_items
-from contextgrid.data.keys import find_sorted
+from contextgrid.data.keys import expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.evidence.run_waste import GoldColumns, chunk_gold, gold_columns, run_rows
@@ -168,8 +168,7 @@ def _shared_pairs(sets: WordSets, size: IntArray, limit: float, words: int) -> t
         matrix = sparse.csr_matrix((np.ones(len(owner)), (owner, code)), shape=(len(size), len(frequency)))
         shared = sparse.triu(matrix @ matrix.T, k=1).tocoo()
         return shared.row.astype(np.int64), shared.col.astype(np.int64), shared.data.astype(np.int64)
-    at = np.repeat(np.arange(len(word), dtype=np.int64), later)
-    partner = at + 1 + (np.arange(int(later.sum()), dtype=np.int64) - np.repeat(np.cumsum(later) - later, later))
+    partner, at = expand_stretches(np.arange(1, len(word) + 1, dtype=np.int64), later)
     width = max(len(size), 1)
     pairs = np.unique(member[at] * width + member[partner])
     first, second = (pairs // width).astype(np.int64), (pairs % width).astype(np.int64)
@@ -404,15 +403,12 @@ def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: V
     lengths = piece_lengths[:, 0] + inner + piece_lengths[:, 1]
     offsets = np.cumsum(lengths) - lengths
     codes = np.empty(int(lengths.sum()), dtype=np.int64)
-    chunk = np.repeat(np.arange(len(values), dtype=np.int64), inner)
-    step = np.arange(len(chunk), dtype=np.int64) - np.repeat(np.cumsum(inner) - inner, inner)
-    codes[offsets[chunk] + piece_lengths[chunk, 0] + step] = words.code[low[chunk] + step]
-    # The pieces' words in order: chunk 0's front, chunk 0's back, chunk 1's front, ...
-    flat = piece_lengths.ravel()
-    owner = np.repeat(np.arange(len(flat), dtype=np.int64), flat)
-    place = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(flat) - flat, flat)
-    which, side = owner // 2, owner % 2
-    codes[offsets[which] + np.where(side == 0, 0, piece_lengths[which, 0] + inner[which]) + place] = piece_codes
+    # Each chunk's whole words, from its document's words, go after its front piece.
+    source, chunk = expand_stretches(low, inner)
+    codes[(offsets + piece_lengths[:, 0] - low)[chunk] + source] = words.code[source]
+    # The pieces' words in order (chunk 0's front, chunk 0's back, chunk 1's front, ...), each where it goes.
+    piece_starts = np.column_stack((offsets, offsets + piece_lengths[:, 0] + inner)).ravel()
+    codes[expand_stretches(piece_starts, piece_lengths.ravel())[0]] = piece_codes
     return _pair_keys(codes, lengths)
 
 
@@ -529,17 +525,13 @@ def chunking_repeats(
     by_pair = np.argsort(dense, kind="stable")
     first = np.concatenate(([0], np.cumsum(holders)[:-1])).astype(np.int64)
     hits = holders[at[chosen]] if len(distinct) else np.zeros(0, dtype=np.int64)
-    offsets = np.cumsum(hits) - hits
-    holder = by_pair[np.repeat(first[at[chosen]] - offsets, hits) + np.arange(int(hits.sum()), dtype=np.int64)]
-    pairs = np.unique(np.repeat(passage_owner[chosen], hits) * width + chunk_owner[holder])
+    held_at, hit = expand_stretches(first[at[chosen]], hits)
+    pairs = np.unique(passage_owner[chosen][hit] * width + chunk_owner[by_pair[held_at]])
     passage, in_chunk = pairs // width, pairs % width
     # Every pair of each candidate passage looked up in its chunk's sorted pairs (chunk, position in distinct);
     # a candidate's passage has pairs (it had a prefix).
     counts = size[passage]
-    row = np.repeat(np.arange(len(pairs), dtype=np.int64), counts)
-    word = np.repeat(gold_pairs.start[passage] - (np.cumsum(counts) - counts), counts) + np.arange(
-        int(counts.sum()), dtype=np.int64
-    )
+    word, row = expand_stretches(gold_pairs.start[passage], counts)
     span = max(len(distinct), 1)
     table = chunk_owner * span + dense
     wanted = in_chunk[row] * span + at[word]
@@ -614,8 +606,8 @@ def run_labels(
     # Each candidate row's (question, chunk) among the chunking's repeats: a run of equal keys, one per passage.
     low = np.searchsorted(repeats.key, row_key[candidate], side="left")
     found = np.searchsorted(repeats.key, row_key[candidate], side="right") - low
-    row = np.repeat(candidate, found)
-    entry = np.repeat(low - (np.cumsum(found) - found), found) + np.arange(int(found.sum()), dtype=np.int64)
+    entry, hit = expand_stretches(low, found)
+    row = candidate[hit]
     spans = [gold.spans[i] for i in repeats.passage[entry]]
     found_grade = grade[row]
     return pd.DataFrame(

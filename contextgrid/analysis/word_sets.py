@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from contextgrid.data.keys import find_sorted
+from contextgrid.data.keys import expand_stretches, find_sorted
 
 __all__ = ["Vocabulary", "set_keys", "set_sizes", "shared_counts", "shared_with_keys"]
 
@@ -88,9 +88,7 @@ def shared_with_keys(sets: WordSets, row_set: IntArray, keys: IntArray, row_targ
     count = np.bincount(owner, minlength=int(row_set.max(initial=-1)) + 1).astype(np.int64)
     start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
     lengths = count[by_set] if len(by_set) else np.zeros(0, dtype=np.int64)
-    word_row = np.repeat(np.arange(len(by_set), dtype=np.int64), lengths)
-    offsets = np.cumsum(lengths) - lengths
-    word_at = np.repeat(start[by_set] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    word_at, word_row = expand_stretches(start[by_set], lengths)
     wanted = by_target[word_row] * size + codes[word_at]
     inside = find_sorted(keys, wanted)[1]
     shared = np.zeros(len(row_set), dtype=np.int64)

@@ -31,7 +31,7 @@ from contextgrid.answering.lexical import answer_score, answer_scores
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
 from contextgrid.core.text import CITATION, WORD, words
-from contextgrid.data.keys import find_sorted
+from contextgrid.data.keys import expand_stretches, find_sorted
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -215,13 +215,6 @@ def _distinct(owner: IntArray, codes: IntArray, size: int) -> tuple[IntArray, In
     return keys // max(size, 1), keys % max(size, 1)
 
 
-def _expand(starts: IntArray, lengths: IntArray) -> tuple[IntArray, IntArray]:
-    """For rows with a stretch ``[start, start + length)`` each: every position of every stretch, and its row."""
-    row = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    offsets = np.cumsum(lengths) - lengths
-    return np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64), row
-
-
 def _held(
     owner: IntArray,
     word: IntArray,
@@ -237,7 +230,7 @@ def _held(
     Word row ``i``'s chunks are ``chunk[starts[i]:starts[i] + lengths[i]]``; ``keys`` are the chunks' (chunk,
     word) pairs as :attr:`ChunkWords.keys`, with ``size`` words; a code past them is a word no chunk has.
     """
-    at, row = _expand(starts, lengths)
+    at, row = expand_stretches(starts, lengths)
     # Past the chunks' words, a code would read as a word of the next chunk: it is held by none.
     held = find_sorted(keys, chunk[at] * size + word[row], ascending=True)[1] & (word[row] < size)
     return np.bincount(owner[_unique(row[held])], minlength=n).astype(np.int64)
@@ -391,7 +384,7 @@ def score_frame(
     single = np.flatnonzero(gold_count == 1)
     gold_words[single] = prepared.size[gold_chunk[gold_start[single]]]
     several = gold_count[gold_question] > 1
-    at, row = _expand(prepared.start[gold_chunk[several]], prepared.size[gold_chunk[several]])
+    at, row = expand_stretches(prepared.start[gold_chunk[several]], prepared.size[gold_chunk[several]])
     union = _unique(gold_question[several][row] * size + prepared.code[at])
     gold_words += np.bincount(union // size, minlength=len(by_question)).astype(np.int64)
 

@@ -1,4 +1,5 @@
-"""Integer keys looked up among sorted integer keys: the one membership search of the columnar code.
+"""Integer keys looked up among sorted integer keys: the one membership search of the columnar code; and
+stretches of positions expanded, the one way the columnar code turns (start, length) rows into positions.
 
 Pairs such as (question, chunk) or (chunk, word) are coded as one integer, ``row * width + column``; whether a
 row's pair is among a set of pairs is then a binary search of its key among the set's sorted keys. Searched in
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["find_sorted"]
+__all__ = ["expand_stretches", "find_sorted"]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -44,3 +45,25 @@ def find_sorted(keys: IntArray, wanted: IntArray, *, ascending: bool = False) ->
         position = np.minimum(np.searchsorted(keys, wanted), last).astype(np.int64)
     found: BoolArray = keys[position] == wanted
     return position, found
+
+
+def expand_stretches(starts: IntArray, lengths: IntArray) -> tuple[IntArray, IntArray]:
+    """Every position of the stretches ``[starts[i], starts[i] + lengths[i])``, stretch after stretch, and the
+    stretch (``i``) of each: the rows' stretches as columns, with no loop over the rows.
+
+    ``lengths`` are counts (0 or more); a stretch of length 0 gives no position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> positions, owner = expand_stretches(np.array([5, 9, 2]), np.array([2, 0, 3]))
+    >>> positions.tolist(), owner.tolist()
+    ([5, 6, 2, 3, 4], [0, 0, 2, 2, 2])
+    >>> [part.tolist() for part in expand_stretches(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))]
+    [[], []]
+    """
+    owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    # Each stretch's first position, less the number of positions before it: adding 0, 1, 2, ... counts on.
+    offsets = np.cumsum(lengths, dtype=np.int64) - lengths
+    positions = np.repeat(starts - offsets, lengths) + np.arange(len(owner), dtype=np.int64)
+    return positions, owner

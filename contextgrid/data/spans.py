@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from contextgrid.core.errors import ContextGridError
+from contextgrid.data.keys import expand_stretches
 from contextgrid.data.records import Span
 
 __all__ = ["OverlapPairs", "covered_length", "intersection", "overlap_length", "overlap_pairs", "union"]
@@ -162,9 +163,8 @@ def overlap_pairs(targets: Sequence[Span], spans: Sequence[Span]) -> OverlapPair
     low = np.searchsorted(reach, t_doc * width + t_start, side="right")
     high = np.searchsorted(starts, t_doc * width + t_end, side="left")
     counts = np.maximum(high - low, 0)
-    target = np.repeat(np.arange(len(t_doc), dtype=np.int64), counts)
-    first = np.cumsum(counts) - counts
-    span = order[low[target] + np.arange(len(target), dtype=np.int64) - first[target]]
+    at, target = expand_stretches(low, counts)
+    span = order[at]
     length = np.minimum(t_end[target], s_end[span]) - np.maximum(t_start[target], s_start[span])
     keep = length > 0
     target, span, length = target[keep], span[keep], length[keep]
