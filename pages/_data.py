@@ -30,7 +30,6 @@ from contextgrid.analysis.causes import (
     cause_counts,
     cause_oracle,
     cause_transitions,
-    configurations_with,
     explain_cause,
 )
 from contextgrid.analysis.grid import (
@@ -496,18 +495,35 @@ def explanation(at: Snapshot, config: str, question: str, k: int) -> str | None:
     return explain_cause(rows.iloc[0], k=k, split_threshold=SPLIT_THRESHOLD, gold_chunk=gold, elsewhere=elsewhere)
 
 
+# Whether each question is a hit under each configuration: read, not copied (a bool per question and
+# configuration), and the hits ``configuration_causes`` counts in ``hit_elsewhere``, which the workspace keeps.
+@cached(max_entries=16, resource=True)
+def hits(at: Snapshot, k: int) -> pd.DataFrame:
+    """``failure_hits``: whether each question is a ``hit`` at ``k`` under each configuration."""
+    from contextgrid.workspace.causes import failure_hits
+
+    return failure_hits(at.workspace, k=k)
+
+
 @cached(max_entries=64)
 def right_elsewhere(at: Snapshot, question: str, k: int, config: str) -> list[str]:
     """The configurations other than ``config`` under which ``question`` is a ``hit`` at ``k``."""
     if missing_evidence(at):
         return []
-    return [name for name in configurations_with(causes_only(at, k), question) if name != config]
+    table = hits(at, k)
+    if question not in table.index:
+        return []
+    row = table.loc[question]
+    return [name for name in table.columns[row.to_numpy()] if name != config]
 
 
 @cached(max_entries=64)
 def transitions(at: Snapshot, k: int, before: str, after: str) -> pd.DataFrame:
-    """``cause_transitions`` from ``before`` to ``after`` at ``k``: the changes of cause, largest first."""
-    return cause_transitions(causes_only(at, k), before, after)
+    """``cause_transitions`` from ``before`` to ``after`` at ``k``: the changes of cause, largest first, from
+    those two configurations' causes alone."""
+    from contextgrid.workspace.causes import failure_causes_only
+
+    return cause_transitions(failure_causes_only(at.workspace, k=k, configs=[before, after]), before, after)
 
 
 @cached(max_entries=64)

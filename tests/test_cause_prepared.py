@@ -24,7 +24,7 @@ from contextgrid.analysis.word_sets import Vocabulary, set_keys, shared_counts, 
 from contextgrid.core.errors import InvalidParameterError
 from contextgrid.evidence.run_waste import chunking_gold
 from contextgrid.index.bm25 import Analyzer as BM25Analyzer
-from contextgrid.workspace.causes import failure_causes, failure_causes_only, retriever_analyzer
+from contextgrid.workspace.causes import failure_causes, failure_causes_only, failure_hits, retriever_analyzer
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
 
@@ -127,6 +127,25 @@ def test_the_causes_without_signals_are_the_causes_columns_of_every_configuratio
         failure_causes(workspace, k=3, configs=names)[["config", "question", "cause"]],
         check_exact=True,
     )
+
+
+def test_the_hits_are_the_hit_causes_of_every_configuration() -> None:
+    workspace = load_workspace(SAMPLE)
+    for k, partial in ((1, 0.5), (3, 0.9), (10, 0.2)):
+        table = failure_causes(workspace, k=k, partial_threshold=partial)
+        hits = failure_hits(workspace, k=k, partial_threshold=partial)
+        assert hits.columns.tolist() == list(workspace.names)
+        assert hits.index.tolist() == table["question"].iloc[: len(hits)].tolist()
+        for name in workspace.names:
+            causes = table.loc[table["config"] == name, "cause"]
+            assert hits[name].tolist() == (causes == "hit").tolist(), (k, partial, name)
+        assert hits.to_numpy().any() and not hits.to_numpy().all()
+    names = [workspace.names[3], workspace.names[0]]
+    pd.testing.assert_frame_equal(failure_hits(workspace, k=3, configs=names), failure_hits(workspace, k=3)[names])
+    with pytest.raises(InvalidParameterError, match="cut-off k must be at least 1, got 0"):
+        failure_hits(workspace, k=0)
+    with pytest.raises(InvalidParameterError, match="'configs' parameter of failure_hits"):
+        failure_hits(workspace, configs="bm25")
 
 
 def test_one_configuration_with_the_others_counted_is_its_rows_of_the_whole_table() -> None:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from contextgrid.workspace.configuration import Configuration
     from contextgrid.workspace.model import Workspace
 
-__all__ = ["LEXICAL_RETRIEVERS", "failure_causes", "failure_causes_only", "retriever_analyzer"]
+__all__ = ["LEXICAL_RETRIEVERS", "failure_causes", "failure_causes_only", "failure_hits", "retriever_analyzer"]
 
 LEXICAL_RETRIEVERS = ("bm25", "hybrid")
 """The retrievers that match words (hybrid through its BM25 part): only their misses have a lexical gap."""
@@ -234,6 +234,61 @@ def _hits(
         )
     except ContextGridError as error:  # the inputs disagree: say which configuration's do
         raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+
+
+def failure_hits(
+    workspace: Workspace,
+    *,
+    k: int = 5,
+    configs: Sequence[str] | None = None,
+    partial_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """Whether each question of ``workspace``'s questions file is a ``hit`` at ``k`` under each configuration
+    (its cause in :func:`failure_causes` is ``hit``), found without the other causes: what listing the
+    configurations that get one question right needs.
+
+    Each configuration's hits are read from its top ``k`` alone
+    (:func:`~contextgrid.analysis.causes.question_hits`) and kept with the workspace, as
+    :func:`failure_causes` keeps the hits ``hit_elsewhere`` counts: either reuses the other's.
+
+    Parameters
+    ----------
+    workspace : Workspace
+        Needs questions, documents and each configuration's chunks (a sweep writes all three).
+    k : int, keyword-only
+        The cut-off, at least 1.
+    configs : sequence of str, keyword-only
+        The configurations, in this order; default every one, in manifest order.
+    partial_threshold : float, keyword-only
+        As for :func:`~contextgrid.analysis.causes.question_causes`: in (0, 1], default 0.5.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One bool column per configuration, index ``question`` (the questions file's ids, in its order).
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.causes import failure_causes_only, failure_hits
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> workspace = load_workspace(SAMPLE)
+    >>> hits = failure_hits(workspace, k=3)
+    >>> hits.shape, hits.columns[0], int(hits["bm25-recursive-200-0"].sum())
+    ((274, 10), 'bm25-recursive-200-0', 124)
+    >>> causes = failure_causes_only(workspace, k=3)
+    >>> hits.to_numpy().T.ravel().tolist() == (causes["cause"] == "hit").tolist()
+    True
+    """
+    import pandas as pd
+
+    function = "failure_hits"
+    cutoff = check_k(k, function=function)
+    partial = check_split_threshold(partial_threshold, function=function, parameter="partial_threshold")
+    names = _names(workspace, configs, function=function)
+    questions = _questions(workspace, names, function)
+    columns = {name: _hits(workspace, name, questions, cutoff, partial, function).astype(bool) for name in names}
+    return pd.DataFrame(columns, index=pd.Index(questions.ids, name="question", dtype=object))
 
 
 def failure_causes_only(
