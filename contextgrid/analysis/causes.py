@@ -54,7 +54,6 @@ import pyarrow.compute as pc
 from contextgrid.analysis.word_sets import (
     Vocabulary,
     WordSets,
-    set_keys,
     set_sizes,
     shared_counts,
     shared_with_keys,
@@ -63,9 +62,10 @@ from contextgrid.core.checks import check_fraction, check_k
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
 from contextgrid.core.text import WORD, words
 from contextgrid.data.chunk_checks import checked_items
-from contextgrid.data.keys import find_sorted
+from contextgrid.data.keys import distinct_pairs, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.data.words import word_rows
 from contextgrid.evidence.run_waste import (
     ChunkingGold,
     GoldColumns,
@@ -197,17 +197,12 @@ def check_split_threshold(value: object, *, function: str, parameter: str = "spl
 # -- stage 1: the questions and the chunking, prepared once for many configurations ---------------------------
 
 
-def _word_sets(sets: Sequence[frozenset[str]], vocabulary: pd.Index) -> WordSets:
-    """``sets`` coded by ``vocabulary`` (words it lacks left out: they can match nothing coded by it), the codes
-    of each set in ascending order (lookups of them walk the keys forward)."""
-    owner = np.repeat(np.arange(len(sets), dtype=np.int64), [len(words_of) for words_of in sets])
-    flat = [word for words_of in sets for word in words_of]
-    code = vocabulary.get_indexer(pd.Index(flat, dtype=object)).astype(np.int64) if flat else owner.copy()
-    known = code >= 0
-    # By set, then code: one sort of one integer key (a set's codes are distinct), a third of lexsort's time.
-    size = max(len(vocabulary), 1)
-    keys = np.sort(owner[known] * size + code[known])
-    return keys // size, keys % size
+def _content_rows(texts: list[str]) -> tuple[IntArray, IntArray, pd.Index]:
+    """Each distinct content word (:func:`content_words`) of each text: the text's position and the word's code,
+    sorted by text, then code, and the words the codes index (stopwords among them, with no row)."""
+    text, code, found = word_rows(texts)
+    content = ~np.asarray(found.isin(list(STOP_WORDS)), dtype=bool)[code] if len(code) else np.zeros(0, dtype=bool)
+    return text[content], code[content], found
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,11 +292,11 @@ def cause_questions(
     for span, question in zip(merged.spans, owner[merged.item], strict=True):
         texts[question].append(documents[span.doc_id][span.start : span.end])
     passages = tuple(tuple(question_texts) for question_texts in texts)
-    asked = [content_words(item.question) for item in questions]
-    passage_sets = [frozenset().union(*map(content_words, question_texts)) for question_texts in passages]
-    vocabulary = pd.Index(
-        pd.unique(np.array([word for sets in (asked, passage_sets) for one in sets for word in one], dtype=object))
-    )
+    # The questions' and their passages' content words found in one pass; a passage's are its question's.
+    passage_question = np.repeat(np.arange(n, dtype=np.int64), [len(each) for each in passages])
+    text, code, vocabulary = _content_rows([item.question for item in questions] + [t for each in texts for t in each])
+    asked = text < n
+    passage_words = distinct_pairs(passage_question[text[~asked] - n], code[~asked], len(vocabulary))
     return CauseQuestions(
         questions,
         ids,
@@ -311,8 +306,8 @@ def cause_questions(
         evidence,
         passages,
         vocabulary,
-        _word_sets(asked, vocabulary),
-        _word_sets(passage_sets, vocabulary),
+        (text[asked], code[asked]),
+        passage_words,
     )
 
 
@@ -391,16 +386,12 @@ def cause_chunking(
     """
     chunking = laid_out(questions.gold, chunks, function)
     best_chunk, best_held = _best(questions, chunking)
-    sets = [content_words(chunk.text) for chunk in chunking.columns.chunks]
-    counts = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
-    return CauseChunking(
-        questions,
-        chunking,
-        best_chunk,
-        best_held,
-        set_keys(_word_sets(sets, questions.vocabulary), questions.size),
-        counts,
-    )
+    chunk, code, found = _content_rows([each.text for each in chunking.columns.chunks])
+    counts = np.bincount(chunk, minlength=len(chunking.columns.ids)).astype(np.int64)
+    # Coded by the questions' words: a word they lack can match nothing of theirs.
+    known = np.asarray(questions.vocabulary.get_indexer(found), dtype=np.int64)[code]
+    keys = np.sort(chunk[known >= 0] * questions.size + known[known >= 0])
+    return CauseChunking(questions, chunking, best_chunk, best_held, keys, counts)
 
 
 @dataclass(frozen=True, slots=True)

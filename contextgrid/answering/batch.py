@@ -18,7 +18,6 @@ gives the same scores as records, each with its rebuilt context.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,8 +29,7 @@ from contextgrid.answering.context import DEFAULT_TOKENIZER, ContextBuilder, con
 from contextgrid.answering.lexical import answer_score, answer_scores
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
-from contextgrid.core.text import CITATION, WORD, words
-from contextgrid.data.keys import expand_stretches, find_sorted
+from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -41,6 +39,7 @@ from contextgrid.data.records import (
     EvalItem,
 )
 from contextgrid.data.tables import QrelsTable
+from contextgrid.data.words import word_rows
 from contextgrid.io.answers import AnswerColumns
 
 if TYPE_CHECKING:
@@ -143,78 +142,6 @@ def _refuse(
     return where.error(expected)
 
 
-_SEPARATOR = "\x01"
-"""What joins texts to be split into words in one pass: no word, no citation marker and no whitespace holds it."""
-
-_WORD_OR_SEPARATOR = re.compile(f"{WORD.pattern}|{_SEPARATOR}")
-
-_LONE_APOSTROPHE = re.compile(r"'(?![A-Za-z0-9])|(?<![A-Za-z0-9])'")
-"""An apostrophe that is not between two letters or digits: in ASCII text, the only one no word holds."""
-
-_ASCII_WORD_BYTES = bytes(
-    byte if (chr(byte).isascii() and chr(byte).isalnum()) or chr(byte) in ("'", _SEPARATOR) else ord(" ")
-    for byte in range(256)
-)
-"""Every ASCII byte that no word holds made a space (the separator kept), for ``bytes.translate``."""
-
-
-def _matches(texts: Sequence[str]) -> list[str]:
-    """Every word of ``texts`` as ``words`` matches it, not yet folded, each text's words after a separator.
-
-    ``texts`` must not hold the separator. The word rule on ASCII text is letters and digits with an apostrophe
-    between two of them: with the lone apostrophes made spaces, and every other character that is neither a
-    letter nor a digit, the words are what lies between spaces (four times faster than the rule's regex).
-    """
-    joined = f" {_SEPARATOR} ".join(texts)
-    if joined.isascii():
-        text = CITATION.sub(" ", joined)
-        if "'" in text:
-            text = _LONE_APOSTROPHE.sub(" ", text)
-        return [_SEPARATOR, *text.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()]
-    return [_SEPARATOR, *_WORD_OR_SEPARATOR.findall(CITATION.sub(" ", joined.replace("’", "'")))]
-
-
-def _word_rows(texts: Sequence[str]) -> tuple[IntArray, IntArray, pd.Index]:
-    """Each distinct word of each text (``words``' rule): the text's position, the word's code and the words.
-
-    Rows are sorted by text, then by code; codes index the returned words.
-    """
-    import pandas as pd
-
-    if any(_SEPARATOR in text for text in texts):
-        # A text that holds the separator itself is split on its own, as words() splits it.
-        found = [sorted(words(text)) for text in texts]
-        owner = np.repeat(np.arange(len(texts), dtype=np.int64), [len(each) for each in found])
-        flat: list[str] = [word for each in found for word in each]
-        codes, vocabulary = pd.factorize(np.array(flat, dtype=object))
-        return (*_distinct(owner, codes.astype(np.int64), len(vocabulary)), pd.Index(vocabulary, dtype="object"))
-    # The ASCII texts take the fast way; a few others do not slow them down.
-    plain = np.array([text.isascii() for text in texts], dtype=bool)
-    owners, found = [], []
-    for rows in (np.flatnonzero(plain), np.flatnonzero(~plain)):
-        matches = np.array(_matches([texts[row] for row in rows.tolist()]), dtype=object)
-        is_separator = matches == _SEPARATOR
-        owners.append(rows[np.cumsum(is_separator, dtype=np.int64)[~is_separator] - 1])
-        found.append(matches[~is_separator])
-    raw, spelled = pd.factorize(np.concatenate(found))
-    # Each distinct match folded once; spellings that fold alike ("Days", "days") become one code.
-    folded, vocabulary = pd.factorize(np.array([word.casefold() for word in spelled], dtype=object))
-    codes = folded[raw].astype(np.int64) if len(raw) else np.zeros(0, dtype=np.int64)
-    return (*_distinct(np.concatenate(owners), codes, len(vocabulary)), pd.Index(vocabulary, dtype="object"))
-
-
-def _unique(values: IntArray) -> IntArray:
-    """The distinct ``values``, ascending (``np.unique`` by a sort: several times faster than its hashing)."""
-    ordered = np.sort(values)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
-
-
-def _distinct(owner: IntArray, codes: IntArray, size: int) -> tuple[IntArray, IntArray]:
-    """The distinct (owner, code) pairs, sorted."""
-    keys = _unique(owner * max(size, 1) + codes)
-    return keys // max(size, 1), keys % max(size, 1)
-
-
 def _held(
     owner: IntArray,
     word: IntArray,
@@ -233,7 +160,7 @@ def _held(
     at, row = expand_stretches(starts, lengths)
     # Past the chunks' words, a code would read as a word of the next chunk: it is held by none.
     held = find_sorted(keys, chunk[at] * size + word[row], ascending=True)[1] & (word[row] < size)
-    return np.bincount(owner[_unique(row[held])], minlength=n).astype(np.int64)
+    return np.bincount(owner[distinct_sorted(row[held])], minlength=n).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +208,7 @@ def chunk_words(chunks: Iterable[Chunk]) -> ChunkWords:
 
     by_id = {chunk.id: chunk for chunk in chunks}
     given = tuple(by_id.values())
-    owner, code, vocabulary = _word_rows([chunk.text for chunk in given])
+    owner, code, vocabulary = word_rows([chunk.text for chunk in given])
     size = np.bincount(owner, minlength=len(given)).astype(np.int64)
     start = (np.cumsum(size) - size).astype(np.int64)
     return ChunkWords(given, pd.Index(list(by_id), dtype="object"), vocabulary, code, start, size)
@@ -360,7 +287,7 @@ def score_frame(
     gold_question, gold_chunk = gold_question[keep].astype(np.int64), gold_chunk[keep].astype(np.int64)
 
     # Every answer's words, coded with the chunks' vocabulary (a word no chunk has gets a code of its own).
-    owner, answer_codes, answer_vocabulary = _word_rows(texts)
+    owner, answer_codes, answer_vocabulary = word_rows(texts)
     known = prepared.vocabulary.get_indexer(answer_vocabulary).astype(np.int64)
     unknown = known < 0
     known[unknown] = len(prepared.vocabulary) + np.arange(int(unknown.sum()), dtype=np.int64)
@@ -385,13 +312,13 @@ def score_frame(
     gold_words[single] = prepared.size[gold_chunk[gold_start[single]]]
     several = gold_count[gold_question] > 1
     at, row = expand_stretches(prepared.start[gold_chunk[several]], prepared.size[gold_chunk[several]])
-    union = _unique(gold_question[several][row] * size + prepared.code[at])
+    union = distinct_sorted(gold_question[several][row] * size + prepared.code[at])
     gold_words += np.bincount(union // size, minlength=len(by_question)).astype(np.int64)
 
     # The distinct passage numbers each answer cites, and those its context has no passage for.
     cited_answer = np.repeat(np.arange(n, dtype=np.int64), np.diff(given.citation_offsets))
     cited_number = np.asarray(given.citation, dtype=np.int64)
-    cited_answer, cited_number = _distinct(cited_answer, cited_number, int(cited_number.max(initial=0)) + 1)
+    cited_answer, cited_number = distinct_pairs(cited_answer, cited_number, int(cited_number.max(initial=0)) + 1)
     outside = cited_number > passages[cited_answer]
     # One shared empty tuple for the many answers that miss nothing: no object made per answer.
     missing: list[tuple[int, ...]] = [()] * n

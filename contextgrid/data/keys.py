@@ -1,5 +1,6 @@
-"""Integer keys looked up among sorted integer keys: the one membership search of the columnar code; and
-stretches of positions expanded, the one way the columnar code turns (start, length) rows into positions.
+"""Integer keys looked up among sorted integer keys: the one membership search of the columnar code; the
+distinct keys, sorted; and stretches of positions expanded, the one way the columnar code turns (start, length)
+rows into positions.
 
 Pairs such as (question, chunk) or (chunk, word) are coded as one integer, ``row * width + column``; whether a
 row's pair is among a set of pairs is then a binary search of its key among the set's sorted keys. Searched in
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["expand_stretches", "find_sorted"]
+__all__ = ["distinct_pairs", "distinct_sorted", "expand_stretches", "find_sorted"]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -67,3 +68,32 @@ def expand_stretches(starts: IntArray, lengths: IntArray) -> tuple[IntArray, Int
     offsets = np.cumsum(lengths, dtype=np.int64) - lengths
     positions = np.repeat(starts - offsets, lengths) + np.arange(len(owner), dtype=np.int64)
     return positions, owner
+
+
+def distinct_sorted(values: IntArray) -> IntArray:
+    """The distinct ``values``, ascending: ``np.unique``'s answer by one sort, several times faster than its hashing
+    for the integer keys of pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> distinct_sorted(np.array([7, 2, 7, 0, 2], dtype=np.int64)).tolist()
+    [0, 2, 7]
+    """
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+
+
+def distinct_pairs(row: IntArray, column: IntArray, width: int) -> tuple[IntArray, IntArray]:
+    """The distinct (``row``, ``column``) pairs, sorted by row, then column; ``column`` below ``width``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows, columns = distinct_pairs(np.array([1, 0, 1, 1]), np.array([2, 5, 0, 2]), 6)
+    >>> rows.tolist(), columns.tolist()
+    ([0, 1, 1], [5, 0, 2])
+    """
+    size = max(width, 1)
+    keys = distinct_sorted(row * size + column)
+    return keys // size, keys % size
