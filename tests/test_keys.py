@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextgrid.data.keys import expand_stretches, find_sorted
+from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted
 
 VALUES = st.lists(st.integers(-50, 50), max_size=40)
 STRETCHES = st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 6)), max_size=30)
@@ -41,3 +41,13 @@ def test_each_stretch_is_expanded_into_its_positions_in_order(stretches: list[tu
     assert positions.tolist() == expected_positions
     assert owner.tolist() == expected_owner
     assert positions.dtype == owner.dtype == np.int64
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 9)), max_size=60))
+def test_distinct_pairs_are_the_set_of_pairs_in_order(pairs: list[tuple[int, int]]) -> None:
+    rows = np.array([row for row, _ in pairs], dtype=np.int64)
+    columns = np.array([column for _, column in pairs], dtype=np.int64)
+    got_rows, got_columns = distinct_pairs(rows, columns, 10)
+    assert list(zip(got_rows.tolist(), got_columns.tolist(), strict=True)) == sorted(set(pairs))
+    keys = rows * 10 + columns
+    assert distinct_sorted(keys).tolist() == sorted(set(keys.tolist()))
