@@ -463,20 +463,28 @@ NOT_JUDGED = "not judged"
 """What the ranking shows for the grade of a chunk the qrels never judged."""
 
 
+# Read only, and asked for on every run of the Questions page: kept as it is, built once per version.
+@cached(max_entries=16, resource=True)
+def _items_by_id(at: Snapshot) -> Mapping[str, EvalItem]:
+    """The question records by id (the questions file holds each id once), their gold evidence found in the
+    documents when the workspace has those; empty without questions."""
+    ws = at.workspace
+    if ws.questions_path is None:
+        return MappingProxyType({})
+    items = ws.resolved[0] if ws.documents_path is not None else ws.questions
+    return MappingProxyType({entry.id: entry for entry in items})
+
+
 def item(source: Source | Snapshot, question: str) -> EvalItem | None:
     """The question record, when the workspace has questions: its gold evidence found
     in the documents when the workspace has those too."""
-    ws = _workspace(source)
-    if ws.questions_path is None:
-        return None
-    items = ws.resolved[0] if ws.documents_path is not None else ws.questions
-    return next((entry for entry in items if entry.id == question), None)
+    return _items_by_id(source).get(question)
 
 
-def documents(source: Source | Snapshot) -> dict[str, str] | None:
-    """The workspace's documents, when it has them."""
+def documents(source: Source | Snapshot) -> Mapping[str, str] | None:
+    """The workspace's documents, when it has them: the workspace's own read-only mapping, not a copy."""
     ws = _workspace(source)
-    return None if ws.documents_path is None else dict(ws.documents)
+    return None if ws.documents_path is None else ws.documents
 
 
 @cached(max_entries=64)

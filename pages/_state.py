@@ -32,6 +32,7 @@ PERSISTED = (
     "at_most",
     "contains",
     "metrics",
+    "answer_columns",
 )
 
 T = TypeVar("T")

@@ -2,12 +2,46 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from contextgrid.answering.batch import SCORE_COLUMNS
 from contextgrid.render.answer_html import ANSWER_MARKS, answer_html
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
+
+SUMMARY_HEADINGS = {
+    "answers": ("answers", "Every answer, abstentions too: answered plus abstained", "%d"),
+    "answered": ("answered", "The answers that did not abstain, over which the means are taken", "%d"),
+    "groundedness": ("grounded", "Mean groundedness: the share of an answer's words found in its context", "%.4f"),
+    "citation_accuracy": (
+        "citation acc.",
+        "Mean citation accuracy: the share of the distinct passage numbers an answer cites that name a passage of "
+        "its context (answers citing nothing left out)",
+        "%.4f",
+    ),
+    "evidence_overlap": (
+        "overlap",
+        "Mean evidence overlap: the share of the gold chunks' words an answer used",
+        "%.4f",
+    ),
+    "abstained": ("abstained", "Answers that abstained", "%d"),
+    "should_have_abstained": (
+        "to refuse",
+        "Questions that called for abstaining: unresolved gold, or an empty context",
+        "%d",
+    ),
+    "correct_refusals": ("right refusals", "Abstained when it should have: abstained minus wrong refusals", "%d"),
+    "wrong_refusals": ("wrong refusals", "Abstained when there was evidence to answer from", "%d"),
+    "unwarranted_answers": ("unwarranted", "Answered when there was nothing to answer from", "%d"),
+}
+"""Each column of the per-configuration table: its heading, what it holds and how its numbers are written."""
+
+FEWER_COLUMNS = ("answers", "should_have_abstained", "correct_refusals")
+"""The columns the per-configuration table hides unless asked: each follows from those shown (answers = answered +
+abstained, right refusals = abstained - wrong refusals, to refuse = right refusals + unwarranted), and with
+them the table scrolled sideways at 1440 px."""
 
 st.title("Answers")
 source = _data.chosen_source(__file__)
@@ -34,11 +68,34 @@ if not configs:
     st.stop()
 
 st.subheader("Per configuration")
+summary = _data.guard(lambda: _data.answer_summary(at), source=source)
+every_column = _state.checkbox(
+    "Every column",
+    "answer_columns",
+    help="Also answers, to refuse and right refusals, which follow from the columns shown by default",
+)
+hidden = (
+    "" if every_column else ' The columns "answers", "to refuse" and "right refusals" are hidden: tick Every column.'
+)
 st.caption(
     "Means over the answers that did not abstain (citation accuracy also leaves out answers that cite nothing); "
-    "counts over every answer."
+    f"counts over every answer. A heading's help says what its column holds.{hidden}"
 )
-st.dataframe(_data.guard(lambda: _data.answer_summary(at), source=source), width="stretch", placeholder="")
+# Short headings, so that the table fits a 1440-px window without scrolling; each one's help gives the library's
+# name. The columns hidden by default are one tick away.
+headings: dict[str, Any] = {
+    name: st.column_config.NumberColumn(label, help=f"{meaning} (`{name}`)", format=shown)
+    for name, (label, meaning, shown) in SUMMARY_HEADINGS.items()
+}
+# Wide enough for the longest configuration name (about 7 px a character at the table's font).
+headings["_index"] = st.column_config.Column(width=7 * max(map(len, summary.index)) + 16)
+st.dataframe(
+    summary,
+    width="stretch",
+    column_config=headings,
+    column_order=[name for name in summary.columns if every_column or name not in FEWER_COLUMNS],
+    placeholder="",
+)
 
 config = _state.choose("Configuration", configs, "config")
 table = _data.guard(lambda: _data.answer_table(at, config), source=source)

@@ -368,6 +368,34 @@ def test_the_data_layer_computes_again_when_a_file_changes_and_keeps_computation
     assert _data.grid(root).loc["a", "recall@1"] == 0.0
 
 
+def test_the_data_layers_question_records_and_documents_are_the_workspaces(tmp_path: Path) -> None:
+    from pages import _data
+
+    ws = load_workspace(SAMPLE)
+    resolved = ws.resolved[0]
+    # The slow obvious reference: a scan of the resolved questions in file order.
+    for question in [entry.id for entry in ws.questions] + ["no such question"]:
+        assert _data.item(str(SAMPLE), question) == next((e for e in resolved if e.id == question), None)
+    documents = _data.documents(str(SAMPLE))
+    assert documents is not None
+    assert dict(documents) == dict(ws.documents)
+    with pytest.raises(TypeError):
+        documents["d"] = "x"  # type: ignore[index]  # read only: the workspace's own mapping, given without a copy
+    assert _data.documents(str(SAMPLE)) is documents
+
+    # Questions without documents: the records as read; neither questions nor documents: none.
+    (tmp_path / "questions.jsonl").write_text((SAMPLE / "questions.jsonl").read_text())
+    (tmp_path / "qrels.txt").write_text("q1 0 c1 1\n")
+    (tmp_path / "a.trec").write_text("q1 Q0 c1 1 0.9 x\n")
+    manifest = '[[config]]\nname = "a"\nrun = "a.trec"\n'
+    (tmp_path / "contextgrid.toml").write_text(f'qrels = "qrels.txt"\nquestions = "questions.jsonl"\n{manifest}')
+    first = ws.questions[0]
+    assert _data.item(str(tmp_path), first.id) == first
+    assert _data.documents(str(tmp_path)) is None
+    (tmp_path / "contextgrid.toml").write_text(f'qrels = "qrels.txt"\n{manifest}')
+    assert _data.item(str(tmp_path), first.id) is None
+
+
 def test_an_upload_error_names_the_file_as_uploaded(monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 

@@ -3,6 +3,7 @@ the numbers shown are the library's, and the widgets drive the views."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from test_answer_scores import DOCUMENTS, SWEEP_GRID, SWEEP_ITEMS, build_workspa
 
 import contextgrid as cg
 from contextgrid.answering.batch import (
+    SUMMARY_COLUMNS,
     abstention_matrix,
     answers_frame,
     invalid_citations,
@@ -59,6 +61,32 @@ def test_the_per_configuration_table_is_the_librarys(root: Path) -> None:
     shown = app.dataframe[0].value
     expected = workspace_summary(cg.load_workspace(root))
     pd.testing.assert_frame_equal(shown, expected, check_exact=True)
+
+
+HIDDEN = ["answers", "should_have_abstained", "correct_refusals"]
+"""The per-configuration table's columns shown only on request (they follow from the others)."""
+
+
+def test_the_per_configuration_table_shows_fewer_columns_and_the_others_one_tick_away(root: Path) -> None:
+    app = answers_page(root)
+    table = app.dataframe[0]
+    assert list(table.proto.column_order) == [name for name in SUMMARY_COLUMNS if name not in HIDDEN]
+    assert any('"answers", "to refuse" and "right refusals" are hidden' in caption.value for caption in app.caption)
+    # Every column keeps a heading of its own and says in its help which library column it is.
+    headings = json.loads(table.proto.columns)
+    assert sorted(headings) == sorted([*SUMMARY_COLUMNS, "_index"])
+    assert all(f"(`{name}`)" in headings[name]["help"] for name in SUMMARY_COLUMNS)
+
+    box = next(box for box in app.checkbox if box.label == "Every column")
+    box.check().run()
+    assert app.query_params["answer_columns"] == "true"
+    table = app.dataframe[0]
+    assert list(table.proto.column_order) == list(SUMMARY_COLUMNS)
+    pd.testing.assert_frame_equal(table.value, workspace_summary(cg.load_workspace(root)), check_exact=True)
+    assert not any("are hidden" in caption.value for caption in app.caption)
+
+    linked = answers_page(root, answer_columns="true")
+    assert list(linked.dataframe[0].proto.column_order) == list(SUMMARY_COLUMNS)
 
 
 def test_matrix_and_worst_answers_follow_the_chosen_configuration(root: Path) -> None:
