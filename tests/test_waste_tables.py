@@ -14,12 +14,16 @@ from hypothesis import strategies as st
 import contextgrid as cg
 from contextgrid.core.errors import ContextGridError
 from contextgrid.evidence.run_waste import (
+    RunRows,
     chunking_gold,
     coverage_by_configuration,
     coverage_by_rank,
     gold_columns,
     question_waste,
+    ranked_evidence,
     retrieved_table,
+    rows_evidence,
+    run_rows,
     union_contributions,
 )
 from contextgrid.evidence.waste import (
@@ -324,3 +328,24 @@ def test_the_waste_of_some_configurations_is_their_rows_of_every_configuration_s
         workspace_waste(swept, 3, configs=["nope"])
     with pytest.raises(ContextGridError, match="The 'configs' parameter of configuration_waste must be a non-empty"):
         configuration_waste(swept, 3, configs=[])
+
+
+def test_evidence_of_rows_cut_from_deeper_ones_is_the_evidence_at_that_k() -> None:
+    from contextgrid.workspace.manifest import load_workspace
+    from contextgrid.workspace.sample import SAMPLE
+
+    workspace = load_workspace(SAMPLE)
+    for name in workspace.names[::3]:
+        chunking, run = workspace.chunking_gold(name), workspace.run(name)
+        gold = chunking.gold
+        deep = run_rows(run, gold.ids, chunking.columns.ids, None, "test")
+        for k in (1, 3, 10):
+            expected = ranked_evidence(gold, run, chunking, k)
+            keep = deep.rank <= k
+            got = rows_evidence(chunking, RunRows(deep.item[keep], deep.rank[keep], deep.chunk[keep]))
+            for field in ("item", "rank", "chunk", "held", "gold_retrieved", "part_gold", "part_start", "part_row"):
+                assert getattr(got, field).tolist() == getattr(expected, field).tolist(), (name, k, field)
+            assert expected.gold_retrieved.any()
+    outside = RunRows(np.array([len(gold.items)]), np.array([1]), np.array([0]))
+    with pytest.raises(ContextGridError, match="'rows' parameter of rows_evidence"):
+        rows_evidence(chunking, outside)

@@ -74,6 +74,7 @@ from contextgrid.evidence.run_waste import (
     laid_out,
     question_waste,
     ranked_evidence,
+    rows_evidence,
     run_rows,
 )
 
@@ -501,6 +502,21 @@ def _ranking(
     np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
     depth = np.bincount(rows.item, minlength=n).astype(np.int64)
     return _Ranking(rows, relevant, first, depth)
+
+
+def _gold_rows(questions: CauseQuestions, rows: RunRows, cutoff: int) -> RunRows:
+    """The rows of ``rows`` (aligned with every question) ranked ``cutoff`` or better of the questions with gold,
+    their questions as positions in the gold: as :func:`~contextgrid.evidence.run_waste.run_rows` aligns them with
+    the gold."""
+    in_gold = np.full(len(questions.questions), -1, dtype=np.int64)
+    in_gold[questions.owner] = np.arange(len(questions.owner), dtype=np.int64)
+    item = in_gold[rows.item]
+    keep = (item >= 0) & (rows.rank <= cutoff)
+    item, rank, chunk = item[keep], rows.rank[keep], rows.chunk[keep]
+    if len(item) > 1 and (np.diff(questions.owner) < 0).any():  # gold in another order than the questions
+        order = np.argsort(item * (int(rank.max()) + 1) + rank, kind="stable")
+        item, rank, chunk = item[order], rank[order], chunk[order]
+    return RunRows(item, rank, chunk)
 
 
 def _graded(ids: pd.Index, chunk_ids: pd.Index, judged: QrelsTable) -> IntArray:
@@ -941,8 +957,9 @@ def question_causes_only(
         best_held = _best(questions, chunking)[1]
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
     found = _ranking(questions, chunking, ranking, judged, function)
-    # The top k's share of the gold as question_waste reads it (character recall), without the rest of the waste.
-    evidence = ranked_evidence(questions.gold, ranking, chunking, cutoff, function)
+    # The top k's share of the gold as question_waste reads it (character recall), without the rest of the waste:
+    # from the ranking aligned once.
+    evidence = rows_evidence(chunking, _gold_rows(questions, found.rows, cutoff))
     recall = np.full(len(questions.questions), np.nan)
     recall[questions.owner] = np.divide(
         evidence.gold_retrieved,

@@ -39,6 +39,7 @@ __all__ = [
     "question_waste",
     "ranked_evidence",
     "retrieved_table",
+    "rows_evidence",
     "run_rows",
     "union_contributions",
 ]
@@ -364,13 +365,31 @@ def ranked_evidence(
     cutoff = check_k(k, function=function)
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
     prepared = laid_out(gold, chunks, function)
-    resolved, ids = gold.items, gold.ids
-    columns, holding = prepared.columns, prepared.holding
+    return rows_evidence(prepared, run_rows(run, gold.ids, prepared.columns.ids, cutoff, function))
+
+
+def rows_evidence(chunking: ChunkingGold, rows: RunRows) -> RankedEvidence:
+    """:func:`ranked_evidence` of a run's rows aligned already: ``rows`` are :func:`run_rows` of the run against
+    ``chunking.gold.ids`` and ``chunking``'s chunk ids, cut at k (or a cut of deeper rows, as sorted), for a
+    caller that aligns one run once for several uses.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> gold = gold_columns([cg.EvalItem(id="q1", question="?", gold=(cg.GoldSpan(cg.Span("d", 100, 200)),))])
+    >>> chunks = [cg.Chunk("c1", cg.Span("d", 0, 150), "a"), cg.Chunk("c2", cg.Span("d", 120, 300), "b")]
+    >>> chunking = chunking_gold(gold, chunks)
+    >>> rows = run_rows({"q1": ["c2", "c1"]}, gold.ids, chunking.columns.ids, 5, "f")
+    >>> rows_evidence(chunking, rows).gold_retrieved.tolist()
+    [100]
+    """
+    gold, columns, holding = chunking.gold, chunking.columns, chunking.holding
+    resolved = gold.items
     n_items, n_chunks = len(resolved), len(columns.ids)
     gold_item, gold_start, gold_end, gold_total = gold.item, gold.start, gold.end, gold.total
-
-    aligned = run_rows(run, ids, columns.ids, cutoff, function)
-    item, ranks, chunk = aligned.item, aligned.rank, aligned.chunk
+    item, ranks, chunk = rows.item, rows.rank, rows.chunk
+    if len(item) and (int(item.max()) >= n_items or int(chunk.max()) >= n_chunks):
+        raise parameter_error("rows_evidence", "rows", "rows aligned with the chunking's gold and chunks", rows)
 
     # What each row holds: its (question, chunk) key looked up among the keys the interval search found.
     row_key = item * n_chunks + chunk
