@@ -3,6 +3,7 @@ duplicate question and a planted unlabelled copy of a gold passage."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 import contextgrid as cg
 from contextgrid.analysis.audit import (
+    _pair_keys,
     chunk_pair_sets,
     chunking_repeats,
     document_words,
@@ -31,6 +33,7 @@ from contextgrid.analysis.audit import (
 from contextgrid.analysis.word_sets import Vocabulary
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.core.text import WORD, words
+from contextgrid.evidence.run_waste import chunking_gold, gold_columns
 from contextgrid.io import write_chunks, write_documents, write_questions
 from contextgrid.workspace.audit import FINDING_KINDS, audit_workspace
 from contextgrid.workspace.manifest import load_workspace
@@ -247,18 +250,47 @@ def test_missing_labels_equal_the_reference(case: tuple[Any, ...]) -> None:
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
 
 
+@pytest.mark.parametrize("laid_out", [False, True])
 @settings(max_examples=300, deadline=None)
 @given(label_inputs())
-def test_labels_read_from_the_documents_words_equal_the_reference(case: tuple[Any, ...]) -> None:
-    # The audit of a workspace reads each chunking's words from the documents' (chunking_repeats' words).
+def test_labels_read_from_the_documents_words_equal_the_reference(laid_out: bool, case: tuple[Any, ...]) -> None:
+    # The audit of a workspace reads each chunking's words from the documents' (chunking_repeats' words), its
+    # gold and each chunking laid out as the workspace keeps them.
     items, chunks, run, qrels, documents, threshold = case
     vocabulary = Vocabulary()
-    passages = gold_passages(items, documents, vocabulary)
+    gold = gold_columns(items) if laid_out else items
+    passages = gold_passages(gold, documents, vocabulary)
     words = document_words(documents, vocabulary)
-    repeats = chunking_repeats(passages, chunks, vocabulary, threshold=threshold, words=words)
+    chunking = chunking_gold(passages.gold, chunks) if laid_out else chunks
+    repeats = chunking_repeats(passages, chunking, vocabulary, threshold=threshold, words=words)
     found = run_labels(repeats, run, qrels)
     rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
+
+
+def test_chunks_laid_out_against_other_gold_are_refused() -> None:
+    item = cg.EvalItem("q", "?", (cg.GoldSpan(cg.Span("d", 0, 7)),))
+    documents = {"d": "Refunds take 30 days."}
+    passages = gold_passages([item], documents, Vocabulary())
+    chunking = chunking_gold(gold_columns([item]), [cg.Chunk("c", cg.Span("d", 0, 7), "Refunds")])
+    with pytest.raises(InvalidParameterError, match="built from the same GoldColumns"):
+        chunking_repeats(passages, chunking, Vocabulary())
+
+
+CODES = st.lists(st.lists(st.sampled_from([0, 1, 2, 7, 2**30, 2**30 + 1]), max_size=5), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(CODES)
+def test_pair_keys_equal_each_texts_distinct_pairs(texts: list[list[int]]) -> None:
+    # Codes near 2**30 in 8 texts or more overflow the one-integer sort: both of _pair_keys' sorts are held to the rule.
+    found = _pair_keys(np.array([c for text in texts for c in text], dtype=np.int64),
+                       np.array([len(text) for text in texts], dtype=np.int64))  # fmt: skip
+    expected = [
+        sorted({(a << 32) + b + 1 for a, b in itertools.pairwise(text)} if len(text) > 1 else {c << 32 for c in text})
+        for text in texts
+    ]
+    assert [found.key[a:b].tolist() for a, b in itertools.pairwise(found.start.tolist())] == expected
 
 
 # -- the workspace and the command --------------------------------------------------------------------------------
@@ -356,6 +388,7 @@ def test_gold_shares_equal_counting_characters(golds: list[list[tuple[str, int, 
             characters[doc] = characters.get(doc, 0) + 1
             questions.setdefault(doc, set()).add(item.id)
     table = gold_by_document(items)
+    pd.testing.assert_frame_equal(gold_by_document(gold_columns(items)), table)
     total = sum(characters.values())
     assert table["gold_characters"].to_dict() == characters
     assert table["questions"].to_dict() == {doc: len(ids) for doc, ids in questions.items()}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -32,11 +32,11 @@ from contextgrid.analysis.word_sets import Vocabulary, WordSets, set_sizes, shar
 from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
 from contextgrid.core.text import WORD, tokenize, words
-from contextgrid.data.chunk_checks import checked_chunks, checked_items
+from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.keys import expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import GoldColumns, chunk_gold, gold_columns, run_rows
+from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, gold_columns, laid_out, run_rows
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -180,9 +180,12 @@ _PAIRS_AT_ONCE = 2_000_000
 beyond, the sparse product finds the pairs sharing a word, which holds each once."""
 
 
-def gold_by_document(items: Iterable[EvalItem]) -> pd.DataFrame:
+def gold_by_document(items: Iterable[EvalItem] | GoldColumns) -> pd.DataFrame:
     """Each document's share of the gold: index ``doc_id``, columns ``gold_characters``, ``share`` and
     ``questions`` (how many have gold there), largest share first, ties by document id.
+
+    ``items`` may be their merged gold already (:func:`~contextgrid.evidence.run_waste.gold_columns`), the same
+    table.
 
     Examples
     --------
@@ -196,7 +199,7 @@ def gold_by_document(items: Iterable[EvalItem]) -> pd.DataFrame:
     a                    90    0.9          2
     b                    10    0.1          1
     """
-    merged = gold_columns(items, "gold_by_document")
+    merged = items if isinstance(items, GoldColumns) else gold_columns(items, "gold_by_document")
     docs = pd.Index([span.doc_id for span in merged.spans], dtype=object)
     frame = pd.DataFrame({"doc_id": docs, "item": merged.item, "length": merged.end - merged.start})
     grouped = frame.groupby("doc_id", sort=True)
@@ -274,15 +277,23 @@ def _pair_keys(codes: IntArray, lengths: IntArray) -> PairSets:
     same = owner[:-1] == owner[1:]
     lone = np.cumsum(lengths)[lengths == 1] - 1
     # A pair (a, b) is a * 2**32 + b + 1; a lone word a is a * 2**32, which no pair is (codes stay far below 2**31:
-    # that many distinct words would not fit in memory).
-    keys = np.concatenate(((codes[:-1][same] << 32) + codes[1:][same] + 1, codes[lone] << 32))
+    # that many distinct words would not fit in memory). Sorted as a * bound + b + 1 and a * bound (``bound`` above
+    # every b + 1), which keep that order in fewer bits: text * bound**2 plus that is one integer to sort, several
+    # times faster than lexsort's two keys, unless it would not fit in 63 bits.
+    bound = int(codes.max(initial=0)) + 2
+    packed = np.concatenate((codes[:-1][same] * bound + codes[1:][same] + 1, codes[lone] * bound))
     owners = np.concatenate((owner[:-1][same], owner[lone]))
-    order = np.lexsort((keys, owners))
-    keys, owners = keys[order], owners[order]
-    keep = np.ones(len(keys), dtype=bool)
-    keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
+    if len(lengths) * bound**2 < 2**63:
+        merged = np.sort(owners * bound**2 + packed)
+        owners, packed = merged // bound**2, merged % bound**2
+    else:
+        order = np.lexsort((packed, owners))
+        owners, packed = owners[order], packed[order]
+    keep = np.ones(len(packed), dtype=bool)
+    keep[1:] = (packed[1:] != packed[:-1]) | (owners[1:] != owners[:-1])
+    keys = ((packed[keep] // bound) << 32) + packed[keep] % bound
     start = np.concatenate(([0], np.cumsum(np.bincount(owners[keep], minlength=len(lengths))))).astype(np.int64)
-    return PairSets(start, keys[keep].astype(np.int64))
+    return PairSets(start, keys.astype(np.int64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,20 +426,34 @@ def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: V
 @dataclass(frozen=True, slots=True)
 class GoldPassages:
     """The questions' merged gold (:func:`~contextgrid.evidence.run_waste.gold_columns`) with each passage's word
-    pairs, ``pairs`` one set per ``gold.spans``: made once, shared by every chunking searched for its copies."""
+    pairs, ``pairs`` one set per ``gold.spans``: made once, shared by every chunking searched for its copies.
+
+    ``distinct`` (the passages' distinct pair keys, ascending) and ``distinct_at`` (each of ``pairs.key``'s position
+    in it) are derived: each chunking looks the distinct keys up in ascending order, not every pair in any order.
+    """
 
     gold: GoldColumns
     pairs: PairSets
+    distinct: IntArray = field(init=False, repr=False)
+    distinct_at: IntArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.pairs.start) != len(self.gold.spans) + 1:
             raise parameter_error("GoldPassages", "pairs", "one set per gold passage", len(self.pairs.start) - 1)
+        distinct, at = np.unique(self.pairs.key, return_inverse=True)
+        object.__setattr__(self, "distinct", distinct.astype(np.int64))
+        object.__setattr__(self, "distinct_at", at.ravel().astype(np.int64))
 
 
 def gold_passages(
-    items: Iterable[EvalItem], documents: Mapping[str, str], vocabulary: Vocabulary, *, function: str = "gold_passages"
+    items: Iterable[EvalItem] | GoldColumns,
+    documents: Mapping[str, str],
+    vocabulary: Vocabulary,
+    *,
+    function: str = "gold_passages",
 ) -> GoldPassages:
-    """The merged gold of ``items`` and the word pairs of each passage of it in ``documents``.
+    """The merged gold of ``items`` (or that gold given, :func:`~contextgrid.evidence.run_waste.gold_columns`)
+    and the word pairs of each passage of it in ``documents``.
 
     Examples
     --------
@@ -437,7 +462,7 @@ def gold_passages(
     >>> gold_passages([item], {"d": "Refunds take 30 days. Call."}, Vocabulary()).pairs.sizes.tolist()
     [3]
     """
-    gold = gold_columns(items, function)
+    gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
     return GoldPassages(gold, pair_sets([documents[s.doc_id][s.start : s.end] for s in gold.spans], vocabulary))
 
 
@@ -469,7 +494,7 @@ class ChunkingRepeats:
 
 def chunking_repeats(
     passages: GoldPassages,
-    chunks: Mapping[str, Chunk] | Iterable[Chunk],
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold,
     vocabulary: Vocabulary,
     *,
     threshold: float = REPEATS_GOLD,
@@ -480,7 +505,9 @@ def chunking_repeats(
     ``vocabulary``), each distinct chunk's text read once, whichever runs retrieve it.
 
     ``words``, the documents' :func:`document_words` (coded with ``vocabulary``), spares finding the words of
-    chunks that are slices of the documents again (:func:`chunk_pair_sets`): the same pairs.
+    chunks that are slices of the documents again (:func:`chunk_pair_sets`): the same pairs. ``chunks`` laid out
+    against the passages' gold already (a :class:`~contextgrid.evidence.run_waste.ChunkingGold` built from
+    ``passages.gold``) spares finding which chunks overlap it again.
 
     A chunk holding a share ``threshold`` of a passage's ``n`` pairs holds at least one of any ``n - m + 1`` of
     them (``m`` the fewest pairs making that share): only the chunks holding one of the passage's ``n - m + 1``
@@ -500,18 +527,28 @@ def chunking_repeats(
     import pandas as pd
 
     limit = check_fraction(threshold, function=function, parameter="threshold", low_open=True)
-    values = checked_chunks(chunks, function=function)
     gold, gold_pairs = passages.gold, passages.pairs
+    laid = laid_out(gold, chunks, function)
+    values = laid.columns.chunks
     width = max(len(values), 1)
     read = None if words is None else chunk_pair_sets(values, words, vocabulary)
     sets = pair_sets([chunk.text for chunk in values], vocabulary) if read is None else read
     chunk_owner = sets.owner
-    distinct, dense, holders = np.unique(sets.key, return_inverse=True, return_counts=True)
-    dense = dense.ravel().astype(np.int64)
+    # The chunks' pairs grouped by key (one sort, in any order within a key): the distinct keys, how many chunks
+    # hold each, where each group begins, and each chunk pair's position in ``distinct``.
+    by_pair = np.argsort(sets.key)
+    ordered = sets.key[by_pair]
+    opens = np.ones(len(ordered), dtype=bool)
+    opens[1:] = ordered[1:] != ordered[:-1]
+    first = np.flatnonzero(opens).astype(np.int64)
+    distinct, holders = ordered[first], np.diff(np.append(first, len(ordered))).astype(np.int64)
+    dense = np.empty(len(ordered), dtype=np.int64)
+    dense[by_pair] = np.cumsum(opens) - 1
     # Each passage pair among the chunks' pairs, and how many chunks hold it (0: none).
     passage_owner, size = gold_pairs.owner, gold_pairs.sizes
-    # Looked up in ascending order, the searches walk ``distinct`` forward (the keys ascend within each passage only).
-    at, present = find_sorted(distinct, gold_pairs.key, ascending=True)
+    # The passages' distinct pairs looked up (in ascending order: the searches walk ``distinct`` forward), then
+    # each passage pair given its key's answer.
+    at, present = (found[passages.distinct_at] for found in find_sorted(distinct, passages.distinct))
     frequency = np.where(present, holders[at] if len(distinct) else 0, 0)
     # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
     # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
@@ -521,22 +558,20 @@ def chunking_repeats(
     order = np.argsort(passage_owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
     position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
     chosen = order[(position < prefix[passage_owner[order]]) & present[order]]
-    # The chunks holding each chosen pair: the chunks' pairs grouped by their position in ``distinct``.
-    by_pair = np.argsort(dense, kind="stable")
-    first = np.concatenate(([0], np.cumsum(holders)[:-1])).astype(np.int64)
+    # The chunks holding each chosen pair, from their group in ``by_pair``.
     hits = holders[at[chosen]] if len(distinct) else np.zeros(0, dtype=np.int64)
     held_at, hit = expand_stretches(first[at[chosen]], hits)
-    pairs = np.unique(passage_owner[chosen][hit] * width + chunk_owner[by_pair[held_at]])
-    passage, in_chunk = pairs // width, pairs % width
+    many = max(len(size), 1)
+    pairs = np.unique(chunk_owner[by_pair[held_at]] * many + passage_owner[chosen][hit])
+    in_chunk, passage = pairs // many, pairs % many
     # Every pair of each candidate passage looked up in its chunk's sorted pairs (chunk, position in distinct);
-    # a candidate's passage has pairs (it had a prefix).
+    # a candidate's passage has pairs (it had a prefix). The candidates in chunk order: the searches walk ``table``
+    # forward, each chunk's within a few pages.
     counts = size[passage]
     word, row = expand_stretches(gold_pairs.start[passage], counts)
     span = max(len(distinct), 1)
     table = chunk_owner * span + dense
-    wanted = in_chunk[row] * span + at[word]
-    # The candidates in chunk order: the searches walk ``table`` forward.
-    inside = present[word] & find_sorted(table, wanted, ascending=True)[1]
+    inside = present[word] & find_sorted(table, in_chunk[row] * span + at[word])[1]
     held = np.bincount(row[inside], minlength=len(pairs))
     share = held / counts
     keep = share >= limit
@@ -545,7 +580,7 @@ def chunking_repeats(
     return ChunkingRepeats(
         gold=gold,
         chunk_ids=pd.Index([chunk.id for chunk in values], dtype=object),
-        overlapping=chunk_gold(gold, [chunk.span for chunk in values]).keys,
+        overlapping=laid.holding.keys,
         key=key[order].astype(np.int64),
         passage=passage[keep][order].astype(np.int64),
         held=share[keep][order],
@@ -599,17 +634,20 @@ def run_labels(
     first[1:] = judged_key[by_key][1:] != judged_key[by_key][:-1]
     keys, values = judged_key[by_key][first], judged_grade[by_key][first]
     row_key = rows.item * width + rows.chunk
-    at, graded = find_sorted(keys, row_key)
+    # Each row's (question, chunk) among the chunking's repeats (a run of equal keys, one per passage), looked up
+    # for the rows of a question with a repeat only: few questions have one.
+    repeated = np.zeros(len(gold.ids), dtype=bool)
+    repeated[repeats.key // width] = True
+    asked = np.flatnonzero(repeated[rows.item])
+    low = np.searchsorted(repeats.key, row_key[asked], side="left")
+    entry, hit = expand_stretches(low, np.searchsorted(repeats.key, row_key[asked], side="right") - low)
+    row = asked[hit]
+    # Of those, the rows graded 0 or not judged that overlap none of the question's gold.
+    at, graded = find_sorted(keys, row_key[row])
     grade = np.where(graded, values[at] if len(keys) else 0, np.nan)
-    overlaps = find_sorted(repeats.overlapping, row_key)[1]
-    candidate = np.flatnonzero(~(grade > 0) & ~overlaps)
-    # Each candidate row's (question, chunk) among the chunking's repeats: a run of equal keys, one per passage.
-    low = np.searchsorted(repeats.key, row_key[candidate], side="left")
-    found = np.searchsorted(repeats.key, row_key[candidate], side="right") - low
-    entry, hit = expand_stretches(low, found)
-    row = candidate[hit]
+    candidate = ~(grade > 0) & ~find_sorted(repeats.overlapping, row_key[row])[1]
+    entry, row, found_grade = entry[candidate], row[candidate], grade[candidate]
     spans = [gold.spans[i] for i in repeats.passage[entry]]
-    found_grade = grade[row]
     return pd.DataFrame(
         {
             "question": pd.array([gold.items[i].id for i in rows.item[row]], dtype=object),

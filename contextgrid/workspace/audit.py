@@ -104,7 +104,7 @@ documents; the audit reads the questions' gold in the documents
         )
     )
 
-    shares = gold_by_document(items)
+    shares = gold_by_document(workspace.gold)
     frames.append(
         pd.DataFrame(
             {
@@ -120,10 +120,10 @@ documents; the audit reads the questions' gold in the documents
     )
 
     # The gold's passages read once, the documents' words once (each chunking's words are read from them, not
-    # found again in its texts), each chunking once (configurations share chunks files), then each run looked up
-    # in its chunking's repeats of the gold.
+    # found again in its texts), each chunking once (configurations share chunks files; laid out against the gold
+    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold.
     vocabulary = Vocabulary()
-    passages = gold_passages(items, workspace.documents, vocabulary, function=function)
+    passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function)
     words = document_words(workspace.documents, vocabulary)
     chunkings: dict[str, ChunkingRepeats] = {}
     found, unreadable = [], []
@@ -135,7 +135,7 @@ documents; the audit reads the questions' gold in the documents
             if path not in chunkings:
                 chunkings[path] = chunking_repeats(
                     passages,
-                    workspace.chunks(config.name),
+                    workspace.chunking_gold(config.name),
                     vocabulary,
                     threshold=repeats,
                     function=function,
