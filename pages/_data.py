@@ -607,6 +607,12 @@ def abstentions(at: Snapshot, config: str) -> pd.DataFrame:
     return abstention_matrix(answer_table(at, config))
 
 
+@cached(max_entries=64)
+def abstention_mistakes(at: Snapshot, config: str) -> int:
+    """How many answers of ``config`` abstained when they should not have, or answered when they should not have."""
+    return int((~answer_table(at, config)["abstention_correct"]).sum())
+
+
 # One answer with its rebuilt context: a record, drawn and not copied, so kept as it is.
 @cached(max_entries=64, resource=True)
 def scored_answer(at: Snapshot, config: str, question: str) -> ScoredAnswer:

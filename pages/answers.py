@@ -38,6 +38,22 @@ SUMMARY_HEADINGS = {
 }
 """Each column of the per-configuration table: its heading, what it holds and how its numbers are written."""
 
+ANSWER_HEADINGS = {
+    "groundedness": ("grounded", "The share of the answer's words found in its context", "%.4f"),
+    "citation_accuracy": (
+        "citation acc.",
+        "The share of the distinct passage numbers the answer cites that name a passage of its context (empty: it "
+        "cites nothing)",
+        "%.4f",
+    ),
+    "evidence_overlap": ("overlap", "The share of the gold chunks' words the answer used", "%.4f"),
+    "abstained": ("abstained", "Ticked when the answer abstained", None),
+    "should_have_abstained": ("to refuse", "Ticked when the question called for abstaining", None),
+    "problems": ("problems", "How many problems scoring found (listed under One answer)", "%d"),
+}
+"""Each score column of the worst-answers table: its heading, what it holds and how its numbers are written
+(``None``: a tick)."""
+
 FEWER_COLUMNS = ("answers", "should_have_abstained", "correct_refusals")
 """The columns the per-configuration table hides unless asked: each follows from those shown (answers = answered +
 abstained, right refusals = abstained - wrong refusals, to refuse = right refusals + unwarranted), and with
@@ -105,12 +121,29 @@ with left:
     st.caption("Abstained (columns) against should have abstained (rows)")
     st.dataframe(_data.guard(lambda: _data.abstentions(at, config), source=source), placeholder="")
 with right:
-    wrong = table[~table["abstention_correct"]]
-    st.metric("Wrong abstentions", f"{len(wrong)} of {len(table)}")
+    mistakes = _data.guard(lambda: _data.abstention_mistakes(at, config), source=source)
+    st.metric(
+        "Abstention mistakes",
+        f"{mistakes} of {len(table)}",
+        help="Wrong refusals (abstained with evidence to answer from) plus unwarranted answers (answered with "
+        "nothing to answer from): the two cells off the diagonal of the table beside this.",
+    )
 
 st.subheader("Worst answers first")
 shown = [*SCORE_COLUMNS, "invalid_citations", "answer"]
-st.dataframe(table[shown], width="stretch", placeholder="")
+# The per-configuration table's short headings, so that the answer's text starts within a 1440-px window.
+answer_headings: dict[str, Any] = {
+    name: st.column_config.CheckboxColumn(label, help=f"{meaning} (`{name}`)")
+    if written is None
+    else st.column_config.NumberColumn(label, help=f"{meaning} (`{name}`)", format=written)
+    for name, (label, meaning, written) in ANSWER_HEADINGS.items()
+}
+answer_headings["invalid_citations"] = st.column_config.ListColumn(
+    "bad citations", help="Cited passage numbers the context does not have (`invalid_citations`)"
+)
+# The text takes what the score columns leave of a 1440-px window (hovering a cell shows all of it).
+answer_headings["answer"] = st.column_config.TextColumn("answer", help="The answer's text", width=340)
+st.dataframe(table[shown], width="stretch", column_config=answer_headings, placeholder="")
 
 if table.empty:
     st.stop()
@@ -139,4 +172,10 @@ st.caption(
     f"The context: {len(entry.context.chunks)} passage(s), {entry.context.tokens} tokens; "
     f"gold chunks of this question: {md(', '.join(entry.gold_chunk_ids)) or 'none'}"
 )
-st.dataframe(_data.guard(lambda: _data.passages(at, config, question), source=source), width="stretch", placeholder="")
+st.dataframe(
+    _data.guard(lambda: _data.passages(at, config, question), source=source),
+    width="stretch",
+    # The text takes what the other columns leave of a 1440-px window (hovering a cell shows all of it).
+    column_config={"text": st.column_config.TextColumn("text", width=280)},
+    placeholder="",
+)

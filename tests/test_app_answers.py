@@ -101,7 +101,11 @@ def test_matrix_and_worst_answers_follow_the_chosen_configuration(root: Path) ->
         assert list(worst.index) == list(frame.index)
         assert worst["groundedness"].tolist() == frame["groundedness"].tolist()
         wrong = int((~frame["abstention_correct"]).sum())
+        assert app.metric[0].label == "Abstention mistakes"
         assert app.metric[0].value == f"{wrong} of {len(frame)}"
+        # The mistakes are the summary's wrong refusals and unwarranted answers: the matrix's two off-diagonal cells.
+        summary = app.dataframe[0].value.loc[config]
+        assert wrong == summary["wrong_refusals"] + summary["unwarranted_answers"]
 
 
 def test_one_answer_is_drawn_word_by_word_with_its_passages(root: Path) -> None:
