@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,9 +32,11 @@ from contextgrid.significance import (
     compare_all_pairs,
     compare_configurations,
     compare_pair,
+    compare_pairs,
     correct_p_values,
 )
 from contextgrid.significance.comparisons import COMPARISON_COLUMNS
+from contextgrid.significance.options import ComparisonOptions
 from contextgrid.significance.resampling import GATHERED_PAIRS, bootstrap_mean_differences
 
 HANDMADE_WORKSPACE = Path(__file__).resolve().parent.parent / "sample_data" / "handmade"
@@ -189,6 +192,75 @@ def test_bad_options_get_a_clear_error(options: dict[str, object], error: type[E
     kwargs: dict[str, object] = {"baseline": "bm25", **options}
     with pytest.raises(error, match=pattern):
         compare_configurations({"bm25": scores(0, 1), "dense": scores(1, 1)}, **kwargs)  # type: ignore[arg-type]
+
+
+BAD_OPTIONS = [
+    {"test": "sign"},
+    {"test": ["permutation"]},
+    {"correction": "fdr"},
+    {"interval": "basic"},
+    {"alpha": 0},
+    {"alpha": True},
+    {"confidence": 95},
+    {"confidence": math.nan},
+    {"n_resamples": 0},
+    {"n_resamples": 2.0},
+    {"seed": -1},
+    {"seed": 1.5},
+    {"tie_tolerance": -1e-3},
+    {"tie_tolerance": math.inf},
+    {"tie_tolerance": "0"},
+    # Two bad values: the record refuses the one the function refuses.
+    {"alpha": 2, "seed": -1},
+    {"interval": "basic", "n_resamples": 0},
+]
+
+
+def refusal(function: str, options: dict[str, Any], *, record: bool = False) -> tuple[type[Exception], str]:
+    """What ``function`` raises given ``options``, or with ``record``, what the options record built for it does."""
+    per_question = {"bm25": scores(0, 1), "dense": scores(1, 1)}
+    try:
+        if record:
+            ComparisonOptions(**options, function=function)
+        elif function == "compare_pair":
+            compare_pair(per_question["bm25"], per_question["dense"], **options)
+        elif function == "compare_pairs":
+            compare_pairs(per_question, [("dense", "bm25")], **options)
+        elif function == "compare_all_pairs":
+            compare_all_pairs(per_question, **options)
+        else:
+            compare_configurations(per_question, baseline="bm25", **options)
+    except ContextGridError as error:
+        return type(error), str(error)
+    raise AssertionError(f"{function} accepted {options}")
+
+
+@pytest.mark.parametrize("options", BAD_OPTIONS, ids=[repr(options) for options in BAD_OPTIONS])
+@pytest.mark.parametrize("function", ["compare_pair", "compare_pairs", "compare_all_pairs", "compare_configurations"])
+def test_the_options_record_refuses_what_the_functions_refuse_in_their_words(
+    function: str, options: dict[str, Any]
+) -> None:
+    if function == "compare_pair" and "correction" in options:
+        pytest.skip("compare_pair takes no correction")
+    refused = refusal(function, options)
+    assert refusal(function, options, record=True) == refused
+    assert refused[0] is UnknownPluginError or f" parameter of {function} must be " in refused[1]
+
+
+def test_the_options_record_names_itself_and_keeps_plain_values() -> None:
+    with pytest.raises(InvalidParameterError, match=r"^The 'alpha' parameter of ComparisonOptions must be a number in"):
+        ComparisonOptions(alpha=1.0)
+    numpy_values: dict[str, Any] = {"alpha": np.float64(0.01), "n_resamples": np.int64(99), "seed": np.int64(4)}
+    options = ComparisonOptions(**numpy_values, tie_tolerance=0)
+    plain = (options.alpha, options.n_resamples, options.seed, options.tie_tolerance)
+    assert plain == (0.01, 99, 4, 0.0)
+    assert [type(value) for value in plain] == [float, int, int, float]
+    assert ComparisonOptions() == dataclasses.replace(
+        options, alpha=0.05, n_resamples=10_000, seed=0, tie_tolerance=1e-9
+    )
+    generator = np.random.default_rng(1)
+    assert ComparisonOptions(seed=generator).generator() is generator
+    assert ComparisonOptions(seed=4).generator().random() == np.random.default_rng(4).random()
 
 
 def test_fewer_than_two_configurations_are_refused() -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from numbers import Real
 
 import numpy as np
 import numpy.typing as npt
 
-from contextgrid.core.checks import TIE_TOLERANCE, check_fraction, check_int, is_whole
+from contextgrid.core.checks import TIE_TOLERANCE
 from contextgrid.core.errors import parameter_error
 from contextgrid.significance.alignment import AlignedScores, PerQuestion, align_scores
 from contextgrid.significance.comparisons import (
@@ -21,6 +20,7 @@ from contextgrid.significance.comparisons import (
 from contextgrid.significance.corrections import CORRECTIONS
 from contextgrid.significance.intervals import INTERVALS
 from contextgrid.significance.inversion import agreeing_bounds
+from contextgrid.significance.options import ComparisonOptions
 from contextgrid.significance.paired import PAIRED_TESTS
 from contextgrid.significance.resampling import bootstrap_mean_differences
 
@@ -40,50 +40,24 @@ FLAT_RTOL = 1e-12
 """Differences whose spread is below this fraction of their size are treated as all equal."""
 
 
-def _check_tolerance(value: object, *, function: str) -> float:
-    if not isinstance(value, Real) or isinstance(value, bool) or not 0.0 <= float(value) < float("inf"):
-        raise parameter_error(function, "tie_tolerance", "a finite float of 0 or more", value)
-    return float(value)
-
-
-def _generator(seed: object, *, function: str) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if is_whole(seed, minimum=0):
-        return np.random.default_rng(int(seed))
-    raise parameter_error(function, "seed", "an int >= 0 or a numpy.random.Generator", seed)
-
-
 def _compare(
     aligned: AlignedScores,
     first: IntArray,
     second: IntArray,
-    *,
-    function: str,
-    test: str,
-    correction: str,
-    alpha: object,
-    n_resamples: object,
-    confidence: object,
-    interval: str | None,
-    seed: object,
-    tie_tolerance: object,
+    options: ComparisonOptions,
 ) -> list[PairedComparison]:
-    tester = PAIRED_TESTS.get(test)()
-    corrector = CORRECTIONS.get(correction)()
+    tester = PAIRED_TESTS.get(options.test)()
+    corrector = CORRECTIONS.get(options.correction)()
     # No bootstrap at all without an interval: at 10,000 questions it costs more than the test itself.
-    bounds = None if interval is None else INTERVALS.get(interval)()
-    level = check_fraction(alpha, function=function, parameter="alpha", low_open=True, high_open=True)
-    coverage = check_fraction(confidence, function=function, parameter="confidence", low_open=True, high_open=True)
-    resamples = check_int(n_resamples, function=function, parameter="n_resamples", minimum=1)
-    tolerance = _check_tolerance(tie_tolerance, function=function)
+    bounds = None if options.interval is None else INTERVALS.get(options.interval)()
+    level, coverage, resamples = options.alpha, options.confidence, options.n_resamples
     # Separate streams: the interval does not change with the test chosen, nor the test with the interval.
-    test_rng, bootstrap_rng = _generator(seed, function=function).spawn(2)
+    test_rng, bootstrap_rng = options.generator().spawn(2)
 
     scores = aligned.scores
     n_questions = scores.shape[1]
     # One rule for the counts, the test, the interval and the effect size: a tie is a difference of exactly 0.
-    differences = aligned.differences(first, second, tolerance)
+    differences = aligned.differences(first, second, options.tie_tolerance)
     mean_difference = differences.mean(axis=1)
     wins = np.count_nonzero(differences > 0.0, axis=1)
     losses = np.count_nonzero(differences < 0.0, axis=1)
@@ -137,7 +111,7 @@ def _compare(
         PairedComparison(
             a=names[i],
             b=names[j],
-            test=test,
+            test=options.test,
             n_questions=n_questions,
             mean_a=float(means[i]),
             mean_b=float(means[j]),
@@ -152,10 +126,10 @@ def _compare(
             bootstrap_low=low[p],
             bootstrap_high=high[p],
             confidence=coverage,
-            interval=interval,
+            interval=options.interval,
             p_value=float(raw[p]),
             p_adjusted=float(adjusted[p]),
-            correction=correction,
+            correction=options.correction,
             alpha=level,
             effect_size=effect[p],
             wins=int(wins[p]),
@@ -261,15 +235,17 @@ def compare_pair(
         aligned,
         np.array([0], dtype=np.intp),
         np.array([1], dtype=np.intp),
-        function="compare_pair",
-        test=test,
-        correction="none",
-        alpha=alpha,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        interval=interval,
-        seed=seed,
-        tie_tolerance=tie_tolerance,
+        ComparisonOptions(
+            test=test,
+            correction="none",
+            alpha=alpha,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            interval=interval,
+            seed=seed,
+            tie_tolerance=tie_tolerance,
+            function="compare_pair",
+        ),
     )
     return result
 
@@ -313,15 +289,17 @@ def compare_all_pairs(
         aligned,
         pairs[:, 0],
         pairs[:, 1],
-        function="compare_all_pairs",
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        interval=interval,
-        seed=seed,
-        tie_tolerance=tie_tolerance,
+        ComparisonOptions(
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            interval=interval,
+            seed=seed,
+            tie_tolerance=tie_tolerance,
+            function="compare_all_pairs",
+        ),
     )
     means = dict(zip(aligned.names, aligned.scores.mean(axis=1).tolist(), strict=True))
     return PairwiseComparisons(means, tuple(comparisons))
@@ -372,22 +350,18 @@ def compare_pairs(
             function, "pairs", f"a non-empty sequence of (a, b) tuples of two of {list(aligned.names)}", pairs
         )
     rows = np.array([[aligned.row(a), aligned.row(b)] for a, b in listed], dtype=np.intp)
-    return tuple(
-        _compare(
-            aligned,
-            rows[:, 0],
-            rows[:, 1],
-            function=function,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            interval=interval,
-            seed=seed,
-            tie_tolerance=tie_tolerance,
-        )
+    options = ComparisonOptions(
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        interval=interval,
+        seed=seed,
+        tie_tolerance=tie_tolerance,
+        function=function,
     )
+    return tuple(_compare(aligned, rows[:, 0], rows[:, 1], options))
 
 
 def compare_configurations(
@@ -462,11 +436,7 @@ def compare_configurations(
         raise parameter_error(function, "metric", "a non-empty str or None", metric)
     base = aligned.row(baseline)
     others = np.array([i for i in range(len(aligned.names)) if i != base], dtype=np.intp)
-    comparisons = _compare(
-        aligned,
-        others,
-        np.full(len(others), base, dtype=np.intp),
-        function=function,
+    options = ComparisonOptions(
         test=test,
         correction=correction,
         alpha=alpha,
@@ -475,12 +445,14 @@ def compare_configurations(
         interval=interval,
         seed=seed,
         tie_tolerance=tie_tolerance,
+        function=function,
     )
+    comparisons = _compare(aligned, others, np.full(len(others), base, dtype=np.intp), options)
     means = dict(zip(aligned.names, aligned.scores.mean(axis=1).tolist(), strict=True))
     return ComparisonTable(
         metric=metric,
         baseline=baseline,
         means=means,
         comparisons=tuple(comparisons),
-        tie_tolerance=_check_tolerance(tie_tolerance, function=function),
+        tie_tolerance=options.tie_tolerance,
     )
