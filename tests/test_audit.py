@@ -24,6 +24,7 @@ from contextgrid.analysis.audit import (
     document_words,
     gold_by_document,
     gold_passages,
+    judged_grades,
     missing_labels,
     pair_sets,
     passage_pairs,
@@ -263,18 +264,22 @@ def test_labels_read_from_the_documents_words_equal_the_reference(laid_out: bool
     words = document_words(documents, vocabulary)
     chunking = chunking_gold(passages.gold, chunks) if laid_out else chunks
     repeats = chunking_repeats(passages, chunking, vocabulary, threshold=threshold, words=words)
-    found = run_labels(repeats, run, qrels)
+    found = run_labels(repeats, run, judged_grades(repeats, qrels) if laid_out else qrels)
     rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
 
 
-def test_chunks_laid_out_against_other_gold_are_refused() -> None:
+def test_chunks_or_qrels_laid_out_against_other_gold_are_refused() -> None:
     item = cg.EvalItem("q", "?", (cg.GoldSpan(cg.Span("d", 0, 7)),))
     documents = {"d": "Refunds take 30 days."}
     passages = gold_passages([item], documents, Vocabulary())
     chunking = chunking_gold(gold_columns([item]), [cg.Chunk("c", cg.Span("d", 0, 7), "Refunds")])
     with pytest.raises(InvalidParameterError, match="built from the same GoldColumns"):
         chunking_repeats(passages, chunking, Vocabulary())
+    chunks = [cg.Chunk("c", cg.Span("d", 0, 7), "Refunds")]
+    repeats, other = (chunking_repeats(passages, chunks, Vocabulary()) for _ in range(2))
+    with pytest.raises(InvalidParameterError, match="judged_grades of repeats"):
+        run_labels(repeats, {"q": ["c"]}, judged_grades(other, {"q": {"c": 1}}))
 
 
 CODES = st.lists(st.lists(st.sampled_from([0, 1, 2, 7, 2**30, 2**30 + 1]), max_size=5), max_size=12)

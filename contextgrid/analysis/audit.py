@@ -45,12 +45,14 @@ __all__ = [
     "ChunkingRepeats",
     "DocumentWords",
     "GoldPassages",
+    "JudgedGrades",
     "PairSets",
     "chunk_pair_sets",
     "chunking_repeats",
     "document_words",
     "gold_by_document",
     "gold_passages",
+    "judged_grades",
     "missing_labels",
     "pair_sets",
     "passage_pairs",
@@ -396,18 +398,34 @@ def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: V
     front = (before >= words.first[docs]) & (words.end[np.maximum(before, 0)] > begin)
     after = np.minimum(high, max(len(words.code) - 1, 0))
     back = (high < words.first[docs + 1]) & (words.start[after] < finish) & ~(front & (before == high))
-    pieces: list[list[str]] = [[] for _ in range(2 * len(values))]
-    for i in np.flatnonzero(front | back).tolist():
+    # Where each cut word's piece ends (front) or begins (back) in the chunk's text.
+    front_end = np.minimum(words.end[np.maximum(before, 0)], finish) - begin
+    back_start = np.maximum(words.start[after], begin) - begin
+    # The pieces' words in order (chunk 0's front, chunk 0's back, chunk 1's front, ...), of the cut chunks only:
+    # no list per chunk (tens of thousands of them would each be collected).
+    cut = np.flatnonzero(front | back)
+    counted: list[int] = []
+    found: list[str] = []
+    for i, at_front, at_back, end, start in zip(
+        cut.tolist(),
+        front[cut].tolist(),
+        back[cut].tolist(),
+        front_end[cut].tolist(),
+        back_start[cut].tolist(),
+        strict=True,
+    ):
         text = values[i].text
-        lo, hi = int(begin[i]), int(finish[i])
-        if front[i]:
-            pieces[2 * i] = WORD.findall(text[: min(int(words.end[before[i]]), hi) - lo].replace("’", "'"))
-        if back[i]:
-            pieces[2 * i + 1] = WORD.findall(text[max(int(words.start[high[i]]), lo) - lo :].replace("’", "'"))
-    piece_lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)).reshape(-1, 2)
+        piece = WORD.findall(text[:end].replace("’", "'")) if at_front else []
+        counted.append(len(piece))
+        found.extend(piece)
+        piece = WORD.findall(text[start:].replace("’", "'")) if at_back else []
+        counted.append(len(piece))
+        found.extend(piece)
+    piece_lengths = np.zeros((len(values), 2), dtype=np.int64)
+    piece_lengths[cut] = np.array(counted, dtype=np.int64).reshape(-1, 2)
     # Each distinct spelling folded and coded once, as pair_sets does.
-    spelled = np.empty(int(piece_lengths.sum()), dtype=object)
-    spelled[:] = list(itertools.chain.from_iterable(pieces))
+    spelled = np.empty(len(found), dtype=object)
+    spelled[:] = found
     local, spellings = pd.factorize(spelled)
     piece_codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
     inner = np.maximum(high - low, 0)
@@ -588,15 +606,71 @@ def chunking_repeats(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class JudgedGrades:
+    """Qrels against the chunking of ``repeats``: ``keys``, the sorted ``question * width + chunk`` of the judged
+    (question, chunk) pairs of the gold's questions and the chunking's chunks, and ``grades``, the first grade of
+    each. :func:`judged_grades` builds it once for every run judged by the same qrels over that chunking."""
+
+    repeats: ChunkingRepeats
+    keys: IntArray
+    grades: IntArray
+
+    def __post_init__(self) -> None:
+        if len(self.keys) != len(self.grades):
+            raise parameter_error("JudgedGrades", "grades", "one grade per key", len(self.grades))
+
+
+def judged_grades(repeats: ChunkingRepeats, qrels: Mapping[str, Mapping[str, int]]) -> JudgedGrades:
+    """``qrels`` against the chunking of ``repeats``: pass it as the ``qrels`` of :func:`run_labels`, for every run
+    over that chunking judged by them.
+
+    Examples
+    --------
+    >>> import contextgrid as cg
+    >>> chunks = [cg.Chunk("c0", cg.Span("d", 0, 7), "Refunds"), cg.Chunk("c1", cg.Span("d", 8, 12), "take")]
+    >>> vocabulary = Vocabulary()
+    >>> passages = gold_passages([cg.EvalItem("q", "?", (cg.GoldSpan(cg.Span("d", 0, 7)),))], {"d": "Refunds take"},
+    ...                          vocabulary)
+    >>> repeats = chunking_repeats(passages, chunks, vocabulary)
+    >>> judged = judged_grades(repeats, {"q": {"c1": 0, "c0": 2}, "q9": {"c0": 1}})
+    >>> judged.keys.tolist(), judged.grades.tolist()
+    ([0, 1], [2, 0])
+    """
+    import pandas as pd
+
+    gold, chunk_ids, width = repeats.gold, repeats.chunk_ids, repeats.width
+    judged = QrelsTable.from_dict(qrels)
+    starts = np.asarray(judged.starts, dtype=np.int64)
+    judged_item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), np.diff(starts))
+    # Arrow's hash lookup on the string column as it is (no Python str per judged row), as run_rows does.
+    judged_chunk = np.asarray(
+        pc.index_in(
+            judged.table.column("chunk_id").cast(pa.string()), value_set=pa.array(chunk_ids, type=pa.string())
+        ).fill_null(-1),
+        dtype=np.int64,
+    )
+    known = (judged_item >= 0) & (judged_chunk >= 0)
+    judged_key = judged_item[known].astype(np.int64) * width + judged_chunk[known]
+    judged_grade = np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64)[known]
+    # The first grade of each (question, chunk), its keys sorted.
+    by_key = np.argsort(judged_key, kind="stable")
+    first = np.ones(len(by_key), dtype=bool)
+    first[1:] = judged_key[by_key][1:] != judged_key[by_key][:-1]
+    return JudgedGrades(repeats, judged_key[by_key][first], judged_grade[by_key][first])
+
+
 def run_labels(
     repeats: ChunkingRepeats,
     run: Mapping[str, Sequence[str]],
-    qrels: Mapping[str, Mapping[str, int]],
+    qrels: Mapping[str, Mapping[str, int]] | JudgedGrades,
     *,
     function: str = "run_labels",
 ) -> pd.DataFrame:
     """:func:`missing_labels` of one run over the chunking of ``repeats``: its retrieved rows, graded 0 or not
     judged, not overlapping the question's gold, looked up among the chunking's repeats of the gold.
+
+    ``qrels`` may be given as :func:`judged_grades` of ``repeats`` (the same grades), once for many runs.
 
     Examples
     --------
@@ -613,35 +687,19 @@ def run_labels(
     import pandas as pd
 
     gold, chunk_ids, width = repeats.gold, repeats.chunk_ids, repeats.width
+    if isinstance(qrels, JudgedGrades) and qrels.repeats is not repeats:
+        raise parameter_error(function, "qrels", "judged_grades of repeats", "judged_grades of other repeats")
     rows = run_rows(RunTable.from_dict(run), gold.ids, chunk_ids, None, function)
     # Grades of the retrieved rows: missing when not judged.
-    judged = QrelsTable.from_dict(qrels)
-    starts = np.asarray(judged.starts, dtype=np.int64)
-    judged_item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), np.diff(starts))
-    # Arrow's hash lookup on the string column as it is (no Python str per judged row), as run_rows does.
-    judged_chunk = np.asarray(
-        pc.index_in(
-            judged.table.column("chunk_id").cast(pa.string()), value_set=pa.array(chunk_ids, type=pa.string())
-        ).fill_null(-1),
-        dtype=np.int64,
-    )
-    known = (judged_item >= 0) & (judged_chunk >= 0)
-    judged_key = judged_item[known].astype(np.int64) * width + judged_chunk[known]
-    judged_grade = np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64)[known]
-    # The first grade of each (question, chunk), its keys sorted: each retrieved row looked up among them.
-    by_key = np.argsort(judged_key, kind="stable")
-    first = np.ones(len(by_key), dtype=bool)
-    first[1:] = judged_key[by_key][1:] != judged_key[by_key][:-1]
-    keys, values = judged_key[by_key][first], judged_grade[by_key][first]
+    judged = qrels if isinstance(qrels, JudgedGrades) else judged_grades(repeats, qrels)
+    keys, values = judged.keys, judged.grades
     row_key = rows.item * width + rows.chunk
-    # Each row's (question, chunk) among the chunking's repeats (a run of equal keys, one per passage), looked up
-    # for the rows of a question with a repeat only: few questions have one.
-    repeated = np.zeros(len(gold.ids), dtype=bool)
-    repeated[repeats.key // width] = True
-    asked = np.flatnonzero(repeated[rows.item])
-    low = np.searchsorted(repeats.key, row_key[asked], side="left")
-    entry, hit = expand_stretches(low, np.searchsorted(repeats.key, row_key[asked], side="right") - low)
-    row = asked[hit]
+    # Each row against its question's repeats (a stretch of the sorted keys, few per question), kept where the
+    # chunk is the row's: a row's repeats in key order, then passage order, as a search of its key would find them.
+    per_question = np.bincount(repeats.key // width, minlength=len(gold.ids))
+    entry, row = expand_stretches((np.cumsum(per_question) - per_question)[rows.item], per_question[rows.item])
+    same = repeats.key[entry] == row_key[row]
+    entry, row = entry[same], row[same]
     # Of those, the rows graded 0 or not judged that overlap none of the question's gold.
     at, graded = find_sorted(keys, row_key[row])
     grade = np.where(graded, values[at] if len(keys) else 0, np.nan)

@@ -10,10 +10,12 @@ from contextgrid.analysis.audit import (
     NEAR_DUPLICATE,
     REPEATS_GOLD,
     ChunkingRepeats,
+    JudgedGrades,
     chunking_repeats,
     document_words,
     gold_by_document,
     gold_passages,
+    judged_grades,
     repeated_questions,
     run_labels,
 )
@@ -126,6 +128,8 @@ documents; the audit reads the questions' gold in the documents
     passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function)
     words = document_words(workspace.documents, vocabulary)
     chunkings: dict[str, ChunkingRepeats] = {}
+    # Each qrels file against each chunking once, for every run judged by it there (the gold's qrels per chunking).
+    grades: dict[tuple[object, str], JudgedGrades] = {}
     found, unreadable = [], []
     for config in workspace.configs:
         if config.chunks is None:
@@ -141,9 +145,10 @@ documents; the audit reads the questions' gold in the documents
                     function=function,
                     words=words,
                 )
-            labels = run_labels(
-                chunkings[path], workspace.run(config.name), workspace.qrels(config.name), function=function
-            )
+            run, judged_by = workspace.run(config.name), (config.qrels or ("gold", path), path)
+            if judged_by not in grades:
+                grades[judged_by] = judged_grades(chunkings[path], workspace.qrels(config.name))
+            labels = run_labels(chunkings[path], run, grades[judged_by], function=function)
         except ContextGridError as error:
             unreadable.append((config.name, str(error)))
             continue
