@@ -123,6 +123,27 @@ def test_chunk_pairs_read_from_the_documents_words_equal_the_pairs_found_in_the_
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, min_size=1, max_size=3), st.data())
+def test_gold_passages_read_from_the_documents_words_equal_the_pairs_found_in_the_texts(
+    texts: list[str], data: st.DataObject
+) -> None:
+    documents = {f"d{i}": text for i, text in enumerate(texts)}
+    items = []
+    for position in range(data.draw(st.integers(0, 4))):
+        gold = []
+        for _ in range(data.draw(st.integers(1, 2))):
+            doc = data.draw(st.sampled_from(sorted(documents)))
+            start = data.draw(st.integers(0, len(documents[doc])))
+            gold.append(cg.GoldSpan(cg.Span(doc, start, data.draw(st.integers(start, len(documents[doc]))))))
+        items.append(cg.EvalItem(f"q{position}", "?", tuple(gold)))
+    vocabulary = Vocabulary()
+    read = gold_passages(items, documents, vocabulary, words=document_words(documents, vocabulary)).pairs
+    found = gold_passages(items, documents, vocabulary).pairs
+    assert read.start.tolist() == found.start.tolist()
+    assert read.key.tolist() == found.key.tolist()
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(TRICKY, max_size=3))
 def test_document_words_are_the_word_rules_matches_in_each_document(texts: list[str]) -> None:
     documents = {f"d{i}": text for i, text in enumerate(texts)}
@@ -260,8 +281,8 @@ def test_labels_read_from_the_documents_words_equal_the_reference(laid_out: bool
     items, chunks, run, qrels, documents, threshold = case
     vocabulary = Vocabulary()
     gold = gold_columns(items) if laid_out else items
-    passages = gold_passages(gold, documents, vocabulary)
     words = document_words(documents, vocabulary)
+    passages = gold_passages(gold, documents, vocabulary, words=words if laid_out else None)
     chunking = chunking_gold(passages.gold, chunks) if laid_out else chunks
     repeats = chunking_repeats(passages, chunking, vocabulary, threshold=threshold, words=words)
     found = run_labels(repeats, run, judged_grades(repeats, qrels) if laid_out else qrels)

@@ -378,16 +378,31 @@ def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: V
     ...                 vocabulary) is None
     True
     """
-    docs = words.doc_ids.get_indexer(pd.Index([chunk.span.doc_id for chunk in values], dtype=object))
+    begin = np.fromiter((chunk.span.start for chunk in values), dtype=np.int64, count=len(values))
+    finish = np.fromiter((chunk.span.end for chunk in values), dtype=np.int64, count=len(values))
+    doc_ids = [chunk.span.doc_id for chunk in values]
+    return _slice_pair_sets(doc_ids, begin, finish, [chunk.text for chunk in values], words, vocabulary)
+
+
+def _slice_pair_sets(
+    doc_ids: Sequence[str],
+    begin: IntArray,
+    finish: IntArray,
+    values: Sequence[str],
+    words: DocumentWords,
+    vocabulary: Vocabulary,
+) -> PairSets | None:
+    """:func:`chunk_pair_sets` of texts ``values``, text ``i`` said to be ``[begin[i], finish[i])`` of document
+    ``doc_ids[i]``: ``None`` unless each is."""
+    docs = words.doc_ids.get_indexer(pd.Index(doc_ids, dtype=object))
     if (docs < 0).any():
         return None
     texts = words.documents
-    if any(texts[chunk.span.doc_id][chunk.span.start : chunk.span.end] != chunk.text for chunk in values):
+    spans = zip(doc_ids, begin.tolist(), finish.tolist(), values, strict=True)
+    if any(texts[doc][lo:hi] != text for doc, lo, hi, text in spans):
         return None
-    if not len(words.code):  # no word anywhere: none in any chunk
+    if not len(words.code):  # no word anywhere: none in any text
         return _pair_keys(np.zeros(0, dtype=np.int64), np.zeros(len(values), dtype=np.int64))
-    begin = np.fromiter((chunk.span.start for chunk in values), dtype=np.int64, count=len(values))
-    finish = np.fromiter((chunk.span.end for chunk in values), dtype=np.int64, count=len(values))
     # One sorted key per word, document first: the words of each chunk's document inside it are a range.
     reach = int(max(finish.max(initial=0), words.end.max(initial=0))) + 1
     doc_of = np.repeat(np.arange(len(words.doc_ids), dtype=np.int64), np.diff(words.first))
@@ -414,7 +429,7 @@ def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: V
         back_start[cut].tolist(),
         strict=True,
     ):
-        text = values[i].text
+        text = values[i]
         piece = WORD.findall(text[:end].replace("’", "'")) if at_front else []
         counted.append(len(piece))
         found.extend(piece)
@@ -469,9 +484,13 @@ def gold_passages(
     vocabulary: Vocabulary,
     *,
     function: str = "gold_passages",
+    words: DocumentWords | None = None,
 ) -> GoldPassages:
     """The merged gold of ``items`` (or that gold given, :func:`~contextgrid.evidence.run_waste.gold_columns`)
     and the word pairs of each passage of it in ``documents``.
+
+    ``words``, the documents' :func:`document_words` (coded with ``vocabulary``), spares finding the passages'
+    words again, as :func:`chunk_pair_sets` reads a chunking's: the same pairs.
 
     Examples
     --------
@@ -481,7 +500,10 @@ def gold_passages(
     [3]
     """
     gold = items if isinstance(items, GoldColumns) else gold_columns(items, function)
-    return GoldPassages(gold, pair_sets([documents[s.doc_id][s.start : s.end] for s in gold.spans], vocabulary))
+    texts = [documents[s.doc_id][s.start : s.end] for s in gold.spans]
+    doc_ids = [s.doc_id for s in gold.spans]
+    read = None if words is None else _slice_pair_sets(doc_ids, gold.start, gold.end, texts, words, vocabulary)
+    return GoldPassages(gold, pair_sets(texts, vocabulary) if read is None else read)
 
 
 @dataclass(frozen=True, slots=True)

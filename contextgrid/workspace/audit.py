@@ -121,12 +121,12 @@ documents; the audit reads the questions' gold in the documents
         )
     )
 
-    # The gold's passages read once, the documents' words once (each chunking's words are read from them, not
-    # found again in its texts), each chunking once (configurations share chunks files; laid out against the gold
+    # The documents' words found once (the gold's passages' and each chunking's words are read from them, not
+    # found again in their texts), each chunking once (configurations share chunks files; laid out against the gold
     # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold.
     vocabulary = Vocabulary()
-    passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function)
     words = document_words(workspace.documents, vocabulary)
+    passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function, words=words)
     chunkings: dict[str, ChunkingRepeats] = {}
     # Each qrels file against each chunking once, for every run judged by it there (the gold's qrels per chunking).
     grades: dict[tuple[object, str], JudgedGrades] = {}
