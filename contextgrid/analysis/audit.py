@@ -413,31 +413,22 @@ def _slice_pair_sets(
     front = (before >= words.first[docs]) & (words.end[np.maximum(before, 0)] > begin)
     after = np.minimum(high, max(len(words.code) - 1, 0))
     back = (high < words.first[docs + 1]) & (words.start[after] < finish) & ~(front & (before == high))
-    # Where each cut word's piece ends (front) or begins (back) in the chunk's text.
-    front_end = np.minimum(words.end[np.maximum(before, 0)], finish) - begin
-    back_start = np.maximum(words.start[after], begin) - begin
-    # The pieces' words in order (chunk 0's front, chunk 0's back, chunk 1's front, ...), of the cut chunks only:
-    # no list per chunk (tens of thousands of them would each be collected).
-    cut = np.flatnonzero(front | back)
-    counted: list[int] = []
-    found: list[str] = []
-    for i, at_front, at_back, end, start in zip(
-        cut.tolist(),
-        front[cut].tolist(),
-        back[cut].tolist(),
-        front_end[cut].tolist(),
-        back_start[cut].tolist(),
-        strict=True,
-    ):
-        text = values[i]
-        piece = WORD.findall(text[:end].replace("’", "'")) if at_front else []
-        counted.append(len(piece))
-        found.extend(piece)
-        piece = WORD.findall(text[start:].replace("’", "'")) if at_back else []
-        counted.append(len(piece))
-        found.extend(piece)
+    # The pieces of the cut words in order (chunk 0's front, chunk 0's back, chunk 1's front, ...), as parts of
+    # the chunks' texts. A piece is part of one word, which the word rule makes of letters and digits with
+    # apostrophes inside: its one word, if any, is the piece without an apostrophe at either end.
+    slot = np.flatnonzero(np.column_stack((front, back)).ravel())
+    owner, at_back = slot // 2, slot % 2 == 1
+    word_start = np.maximum(words.start[after[owner]], begin[owner])
+    word_end = np.minimum(words.end[np.maximum(before, 0)[owner]], finish[owner])
+    piece_start = np.where(at_back, word_start, begin[owner]) - begin[owner]
+    piece_end = np.where(at_back, finish[owner], word_end) - begin[owner]
+    pieces = [
+        values[i][a:b].replace("’", "'").strip("'")
+        for i, a, b in zip(owner.tolist(), piece_start.tolist(), piece_end.tolist(), strict=True)
+    ]
+    found = [piece for piece in pieces if piece]
     piece_lengths = np.zeros((len(values), 2), dtype=np.int64)
-    piece_lengths[cut] = np.array(counted, dtype=np.int64).reshape(-1, 2)
+    piece_lengths.ravel()[slot] = np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))
     # Each distinct spelling folded and coded once, as pair_sets does.
     spelled = np.empty(len(found), dtype=object)
     spelled[:] = found
