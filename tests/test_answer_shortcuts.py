@@ -185,8 +185,9 @@ def test_no_answers_make_the_empty_frame_the_records_make() -> None:
     pd.testing.assert_frame_equal(score_frame([], [], [], {}), answers_frame([]), check_exact=True)
 
 
+# A lone surrogate (which no pyarrow string holds) and a no-break space among them.
 PHRASE_PARTS = st.sampled_from(
-    [*ABSTENTION_PHRASES, "I DON’T", "Cannot", "know", "answer", " ", "\n\t", "\x01", "ß", "x"]
+    [*ABSTENTION_PHRASES, "I DON’T", "Cannot", "know", "answer", " ", "\n\t", "\x01", "ß", "x", "\ud800", "\u00a0"]
 )
 
 

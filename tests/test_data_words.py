@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextgrid.core.text import words
+from contextgrid.core.text import CITATION, WORD, words
 from contextgrid.data.words import word_rows
 
 # Letters and digits of several scripts, both apostrophes, citation markers, the separator word_rows joins texts
@@ -46,3 +46,18 @@ def test_hand_checked_rows() -> None:
         (0, "wait"),
         (2, "refunds"),
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, st.booleans())
+def test_words_are_coded_in_the_order_they_are_first_met(texts: list[str], ascii_only: bool) -> None:
+    if ascii_only:
+        texts = [text.encode("ascii", "ignore").decode("ascii") for text in texts]
+    if any("\x01" in text for text in texts):
+        # Texts that hold the separator are each split on their own, their words sorted.
+        met = [word for text in texts for word in sorted(words(text))]
+    else:
+        # The ASCII texts are read first, then the others, each word as the rule's regex matches it.
+        order = [text for text in texts if text.isascii()] + [text for text in texts if not text.isascii()]
+        met = [match.casefold() for text in order for match in WORD.findall(CITATION.sub(" ", text.replace("’", "'")))]
+    assert list(word_rows(texts)[2]) == list(dict.fromkeys(met))

@@ -27,6 +27,20 @@ def test_each_key_is_found_where_it_is_and_only_if_there(keys: list[int], wanted
     assert position.tolist() == expected
 
 
+@given(
+    keys=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=20),
+    wanted=st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20),
+)
+def test_keys_too_far_apart_to_pack_are_found_in_ascending_order_too(keys: list[int], wanted: list[int]) -> None:
+    # Wanted keys whose spread times their count passes 63 bits are sorted by argsort, not packed with positions.
+    wanted = [*wanted, -(2**63), 2**63 - 1]
+    ordered = np.array(sorted(keys), dtype=np.int64)
+    position, found = find_sorted(ordered, np.array(wanted, dtype=np.int64), ascending=True)
+    assert found.tolist() == [value in keys for value in wanted]
+    expected = [min(int(np.searchsorted(ordered, value)), max(len(keys) - 1, 0)) for value in wanted]
+    assert position.tolist() == expected
+
+
 @given(stretches=STRETCHES)
 def test_each_stretch_is_expanded_into_its_positions_in_order(stretches: list[tuple[int, int]]) -> None:
     starts = np.array([start for start, _ in stretches], dtype=np.int64)

@@ -157,10 +157,11 @@ def _held(
     Word row ``i``'s chunks are ``chunk[starts[i]:starts[i] + lengths[i]]``; ``keys`` are the chunks' (chunk,
     word) pairs as :attr:`ChunkWords.keys`, with ``size`` words; a code past them is a word no chunk has.
     """
-    at, row = expand_stretches(starts, lengths)
-    # Past the chunks' words, a code would read as a word of the next chunk: it is held by none.
-    held = find_sorted(keys, chunk[at] * size + word[row], ascending=True)[1] & (word[row] < size)
-    return np.bincount(owner[distinct_sorted(row[held])], minlength=n).astype(np.int64)
+    # Past the chunks' words, a code would read as a word of the next chunk: it is held by none, so not searched.
+    known = np.flatnonzero(word < size)
+    at, row = expand_stretches(starts[known], lengths[known])
+    held = find_sorted(keys, chunk[at] * size + word[known][row], ascending=True)[1]
+    return np.bincount(owner[known][distinct_sorted(row[held])], minlength=n).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +264,8 @@ def score_frame(
     q1                  1              (4,)           1.0                0.5
     """
     import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     given = answers if isinstance(answers, AnswerColumns) else AnswerColumns.from_records(tuple(answers))
     prepared = chunks if isinstance(chunks, ChunkWords) else chunk_words(chunks)
@@ -270,7 +273,8 @@ def score_frame(
     question_ids: list[str] = given.question_id.tolist()
     texts: list[str] = given.text.tolist()
     passages = given.passages
-    asked = pd.Index(list(by_question), dtype="object").get_indexer(pd.Index(question_ids)).astype(np.int64)
+    known_questions = pd.Index(list(by_question), dtype="object")
+    asked = known_questions.get_indexer(pd.Index(question_ids)).astype(np.int64)
     # Each passage of each context as a row: the answer's position and the chunk's.
     context_answer = np.repeat(np.arange(len(given), dtype=np.int64), passages)
     context_chunk = prepared.ids.get_indexer(pd.Index(given.chunk_id, dtype="object")).astype(np.int64)
@@ -279,10 +283,17 @@ def score_frame(
     # The gold chunks of each question answered: graded above 0 and among the chunks.
     table = QrelsTable.from_dict(qrels) if not isinstance(qrels, QrelsTable) else qrels
     graded = table.table
-    gold_question = pd.Index(list(by_question), dtype="object").get_indexer(
-        graded.column("question_id").to_numpy(zero_copy_only=False)
+    # Each row's question found among the table's distinct questions (its rows are grouped by question, in the
+    # order of question_array), and each row's chunk by pyarrow: no Python string made per row.
+    gold_question = known_questions.get_indexer(table.question_array.to_numpy(zero_copy_only=False))[
+        np.repeat(np.arange(len(table), dtype=np.int64), np.diff(table.starts))
+    ]
+    chunk_column = graded.column("chunk_id")
+    gold_chunk = (
+        pc.index_in(chunk_column, value_set=pa.array(prepared.ids.to_numpy(), type=chunk_column.type))
+        .fill_null(-1)
+        .to_numpy()
     )
-    gold_chunk = prepared.ids.get_indexer(graded.column("chunk_id").to_numpy(zero_copy_only=False))
     keep = (graded.column("grade").to_numpy() > 0) & (gold_chunk >= 0) & np.isin(gold_question, asked)
     gold_question, gold_chunk = gold_question[keep].astype(np.int64), gold_chunk[keep].astype(np.int64)
 
@@ -312,8 +323,13 @@ def score_frame(
     gold_words[single] = prepared.size[gold_chunk[gold_start[single]]]
     several = gold_count[gold_question] > 1
     at, row = expand_stretches(prepared.start[gold_chunk[several]], prepared.size[gold_chunk[several]])
-    union = distinct_sorted(gold_question[several][row] * size + prepared.code[at])
-    gold_words += np.bincount(union // size, minlength=len(by_question)).astype(np.int64)
+    pairs = np.sort(gold_question[several][row] * size + prepared.code[at])
+    distinct = np.ones(len(pairs), dtype=bool)
+    distinct[1:] = pairs[1:] != pairs[:-1]
+    # Each question's distinct pairs counted between where its keys start and end: no key divided.
+    counted = np.concatenate(([0], np.cumsum(distinct, dtype=np.int64)))
+    bounds = np.searchsorted(pairs, np.arange(len(by_question) + 1, dtype=np.int64) * size)
+    gold_words += counted[bounds[1:]] - counted[bounds[:-1]]
 
     # The distinct passage numbers each answer cites, and those its context has no passage for.
     cited_answer = np.repeat(np.arange(n, dtype=np.int64), np.diff(given.citation_offsets))

@@ -19,6 +19,23 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
+def _sorted_with_order(values: IntArray) -> tuple[IntArray, IntArray]:
+    """``np.argsort(values)`` and the values in that order (the order among equal values aside).
+
+    Where it fits 63 bits, each value is sorted with its position packed below it: one sort of integers, several
+    times faster than an argsort.
+    """
+    count = len(values)
+    if count:
+        low = int(values.min())
+        if (int(values.max()) - low + 1) * count < 2**63:
+            packed = np.sort((values - low) * count + np.arange(count, dtype=np.int64))
+            ordered = packed // count
+            return packed - ordered * count, ordered + low
+    order = np.argsort(values)
+    return order, values[order]
+
+
 def find_sorted(keys: IntArray, wanted: IntArray, *, ascending: bool = False) -> tuple[IntArray, BoolArray]:
     """Where each of ``wanted`` is among the sorted ``keys``, and whether it is there.
 
@@ -39,9 +56,9 @@ def find_sorted(keys: IntArray, wanted: IntArray, *, ascending: bool = False) ->
         return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
     last = len(keys) - 1
     if ascending:
-        order = np.argsort(wanted)
+        order, ordered = _sorted_with_order(np.asarray(wanted, dtype=np.int64))
         position = np.empty(len(wanted), dtype=np.int64)
-        position[order] = np.minimum(np.searchsorted(keys, wanted[order]), last)
+        position[order] = np.minimum(np.searchsorted(keys, ordered), last)
     else:
         position = np.minimum(np.searchsorted(keys, wanted), last).astype(np.int64)
     found: BoolArray = keys[position] == wanted

@@ -16,6 +16,7 @@ from contextgrid.data.keys import distinct_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["word_rows"]
 
@@ -30,26 +31,51 @@ _LONE_APOSTROPHE = re.compile(r"'(?![A-Za-z0-9])|(?<![A-Za-z0-9])'")
 """An apostrophe that is not between two letters or digits: in ASCII text, the only one no word holds."""
 
 _ASCII_WORD_BYTES = bytes(
-    byte if (chr(byte).isascii() and chr(byte).isalnum()) or chr(byte) in ("'", _SEPARATOR) else ord(" ")
+    ord(chr(byte).lower())
+    if (chr(byte).isascii() and chr(byte).isalnum()) or chr(byte) in ("'", _SEPARATOR)
+    else ord(" ")
     for byte in range(256)
 )
-"""Every ASCII byte that no word holds made a space (the separator kept), for ``bytes.translate``."""
+"""Every ASCII byte that no word holds made a space (the separator kept), and the capitals folded (an ASCII
+word's fold is its lowercase), for ``bytes.translate``."""
 
 
-def _matches(texts: Sequence[str]) -> list[str]:
-    """Every word of ``texts`` as ``words`` matches it, not yet folded, each text's words after a separator.
+def _ascii_words(texts: Sequence[str]) -> tuple[IntArray, pa.Array]:
+    """Every word of the ASCII ``texts`` (that do not hold the separator), folded, and the position of its text.
 
-    ``texts`` must not hold the separator. The word rule on ASCII text is letters and digits with an apostrophe
-    between two of them: with the lone apostrophes made spaces, and every other character that is neither a
-    letter nor a digit, the words are what lies between spaces (four times faster than the rule's regex).
+    The word rule on ASCII text is letters and digits with an apostrophe between two of them: with the lone
+    apostrophes made spaces, and every other character that is neither a letter nor a digit, the words are the
+    runs of bytes between spaces (four times faster than the rule's regex). The runs are found on the bytes and
+    laid end to end as a pyarrow string array: no Python string is made per word.
     """
-    joined = f" {_SEPARATOR} ".join(texts)
-    if joined.isascii():
-        text = CITATION.sub(" ", joined)
-        if "'" in text:
-            text = _LONE_APOSTROPHE.sub(" ", text)
-        return [_SEPARATOR, *text.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()]
-    return [_SEPARATOR, *_WORD_OR_SEPARATOR.findall(CITATION.sub(" ", joined.replace("’", "'")))]
+    import pyarrow as pa
+
+    text = CITATION.sub(" ", f" {_SEPARATOR} ".join(texts))
+    if "'" in text:
+        text = _LONE_APOSTROPHE.sub(" ", text)
+    data = np.frombuffer(text.encode("ascii").translate(_ASCII_WORD_BYTES), dtype=np.uint8)
+    inside = (data != ord(" ")) & (data != ord(_SEPARATOR))
+    # Where a run of word bytes starts and where it ends, alternately (diff of booleans: where they change).
+    edges = np.flatnonzero(np.diff(inside, prepend=False, append=False))
+    starts, ends = edges[0::2], edges[1::2]
+    offsets = np.concatenate(([0], np.cumsum(ends - starts, dtype=np.int64)))
+    found = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(data[inside]))
+    # A word's text: how many separators come before it.
+    return np.searchsorted(np.flatnonzero(data == ord(_SEPARATOR)), starts).astype(np.int64), found
+
+
+def _other_words(texts: Sequence[str]) -> tuple[IntArray, list[str]]:
+    """Every word of ``texts`` (that do not hold the separator) as ``words`` matches it, folded, and the position
+    of its text: the rule's regex, for texts that are not ASCII."""
+    import pandas as pd
+
+    joined = CITATION.sub(" ", f" {_SEPARATOR} ".join(texts).replace("’", "'"))
+    matches = np.array(_WORD_OR_SEPARATOR.findall(joined), dtype=object)
+    separator = matches == _SEPARATOR
+    raw, spelled = pd.factorize(matches[~separator])
+    # Each distinct match folded once.
+    folded = [word.casefold() for word in spelled]
+    return np.cumsum(separator, dtype=np.int64)[~separator], [folded[code] for code in raw.tolist()]
 
 
 def word_rows(texts: Sequence[str]) -> tuple[IntArray, IntArray, pd.Index]:
@@ -73,16 +99,20 @@ def word_rows(texts: Sequence[str]) -> tuple[IntArray, IntArray, pd.Index]:
         flat: list[str] = [word for each in found for word in each]
         codes, vocabulary = pd.factorize(np.array(flat, dtype=object))
         return (*distinct_pairs(owner, codes.astype(np.int64), len(vocabulary)), pd.Index(vocabulary, dtype="object"))
+    import pyarrow as pa
+
     # The ASCII texts take the fast way; a few others do not slow them down.
     plain = np.array([text.isascii() for text in texts], dtype=bool)
-    owners, found = [], []
-    for rows in (np.flatnonzero(plain), np.flatnonzero(~plain)):
-        matches = np.array(_matches([texts[row] for row in rows.tolist()]), dtype=object)
-        is_separator = matches == _SEPARATOR
-        owners.append(rows[np.cumsum(is_separator, dtype=np.int64)[~is_separator] - 1])
-        found.append(matches[~is_separator])
-    raw, spelled = pd.factorize(np.concatenate(found))
-    # Each distinct match folded once; spellings that fold alike ("Days", "days") become one code.
-    folded, vocabulary = pd.factorize(np.array([word.casefold() for word in spelled], dtype=object))
-    codes = folded[raw].astype(np.int64) if len(raw) else np.zeros(0, dtype=np.int64)
-    return (*distinct_pairs(np.concatenate(owners), codes, len(vocabulary)), pd.Index(vocabulary, dtype="object"))
+    ascii_rows, other_rows = np.flatnonzero(plain), np.flatnonzero(~plain)
+    ascii_owner, ascii_found = _ascii_words([texts[row] for row in ascii_rows.tolist()])
+    owners, found = [ascii_rows[ascii_owner]], [ascii_found]
+    if len(other_rows):
+        other_owner, other_found = _other_words([texts[row] for row in other_rows.tolist()])
+        owners.append(other_rows[other_owner])
+        found.append(pa.array(other_found, pa.large_string()))
+    # Coded in order of first appearance, as the words are met; spellings that fold alike ("Days", "days") are one
+    # word already.
+    coded = pa.chunked_array(found, pa.large_string()).combine_chunks().dictionary_encode()
+    codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    vocabulary = pd.Index(coded.dictionary.to_pylist(), dtype="object")
+    return (*distinct_pairs(np.concatenate(owners), codes, len(vocabulary)), vocabulary)
