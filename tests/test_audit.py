@@ -385,6 +385,26 @@ def test_the_audit_names_gold_past_a_documents_end_or_in_an_unknown_one_with_its
     )
 
 
+def test_unreadable_configurations_are_named_in_manifest_order_and_the_others_audited(planted: Path) -> None:
+    # "broken" fails reading its chunks, "stray" looking its run up in its chunking: the two ways a configuration
+    # is left out, on either side of the runs labelled together.
+    (planted / "broken.jsonl").write_text("{not json\n")
+    (planted / "stray.trec").write_text("q1 Q0 nowhere#0 1 9 t\n")
+    config = 'run = "run.trec"\nqrels = "qrels.trec"\nchunks = "chunks.jsonl"\n'
+    with (planted / "contextgrid.toml").open("a") as manifest:
+        manifest.write(f'\n[[config]]\nname = "stray"\n{config.replace("run.trec", "stray.trec")}')
+        manifest.write(f'\n[[config]]\nname = "broken"\n{config.replace("chunks.jsonl", "broken.jsonl")}')
+        manifest.write(f'\n[[config]]\nname = "again"\n{config}')
+    findings = audit_workspace(load_workspace(planted))
+    unreadable = findings.loc[findings["kind"] == "unreadable_configuration", "detail"].tolist()
+    assert [detail.split(":")[0] for detail in unreadable] == ["stray", "broken"]
+    assert "returns chunk 'nowhere#0' at rank 1" in unreadable[0]
+    assert "broken.jsonl, line 1" in unreadable[1]
+    copies = findings.loc[findings["kind"] == "possible_missing_label", "detail"].tolist()
+    assert copies
+    assert all("(retrieved by bm25, again, rank 1 in bm25)" in detail for detail in copies)
+
+
 def test_audit_needs_questions_and_documents(planted: Path) -> None:
     manifest = (planted / "contextgrid.toml").read_text().replace('questions = "questions.jsonl"\n', "")
     (planted / "contextgrid.toml").write_text(manifest)

@@ -26,6 +26,8 @@ from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from contextgrid.data.tables import RunTable
+    from contextgrid.workspace.configuration import Configuration
     from contextgrid.workspace.model import Workspace
 
 __all__ = ["FINDING_KINDS", "audit_workspace"]
@@ -123,14 +125,16 @@ documents; the audit reads the questions' gold in the documents
 
     # The documents' words found once (the gold's passages' and each chunking's words are read from them, not
     # found again in their texts), each chunking once (configurations share chunks files; laid out against the gold
-    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold.
+    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold, one thread per CPU
+    # (run_labels is mostly Arrow's and numpy's work, outside the GIL).
     vocabulary = Vocabulary()
     words = document_words(workspace.documents, vocabulary)
     passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function, words=words)
     chunkings: dict[str, ChunkingRepeats] = {}
     # Each qrels file against each chunking once, for every run judged by it there (the gold's qrels per chunking).
     grades: dict[tuple[object, str], JudgedGrades] = {}
-    found, unreadable = [], []
+    prepared: dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades]] = {}
+    failed: dict[str, str] = {}
     for config in workspace.configs:
         if config.chunks is None:
             continue
@@ -148,11 +152,27 @@ documents; the audit reads the questions' gold in the documents
             run, judged_by = workspace.run(config.name), (config.qrels or ("gold", path), path)
             if judged_by not in grades:
                 grades[judged_by] = judged_grades(chunkings[path], workspace.qrels(config.name))
-            labels = run_labels(chunkings[path], run, grades[judged_by], function=function)
+            prepared[config.name] = (chunkings[path], run, grades[judged_by])
         except ContextGridError as error:
-            unreadable.append((config.name, str(error)))
+            failed[config.name] = str(error)
+
+    def label(config: Configuration) -> pd.DataFrame | str:
+        try:
+            return run_labels(*prepared[config.name], function=function)
+        except ContextGridError as error:
+            return str(error)
+
+    labelled = dict(zip(prepared, workspace.each_config(label, names=list(prepared)), strict=True))
+    found, unreadable = [], []
+    for config in workspace.configs:
+        if config.name in failed:
+            unreadable.append((config.name, failed[config.name]))
             continue
-        found.append(labels.assign(config=config.name, chunks=str(config.chunks)))
+        result = labelled.get(config.name)
+        if isinstance(result, str):
+            unreadable.append((config.name, result))
+        elif result is not None:
+            found.append(result.assign(config=config.name, chunks=str(config.chunks)))
     if found:
         labels = pd.concat(found, ignore_index=True)
         grouped = labels.groupby(["question", "chunks", "chunk_id", "passage"], sort=False)
