@@ -182,7 +182,7 @@ def _columns(
     )
 
 
-_INT, _STR = frozenset({int}), frozenset({str})
+_INT, _STR, _LIST = frozenset({int}), frozenset({str}), frozenset({list})
 
 
 def _types(values: list[Any]) -> set[type]:
@@ -225,15 +225,53 @@ def read_answer_columns(
         max_ratio=max_ratio,
         within=within,
     )
-    question_ids: list[str] = []
-    texts: list[str] = []
-    citations: list[list[int]] = []
-    contexts: list[list[str]] = []
-    numbers: list[int] = []
-    lines: list[str] = []
-    seen: set[str] = set()
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'
-    for number, line, value in json_objects(source, expected):
+    rows: list[tuple[int, str, dict[str, Any]]] = []
+    try:
+        rows.extend(json_objects(source, expected))
+    except ContextGridError:
+        # The lines before the one refused are checked first, as reading line by line would.
+        _check_rows(source, rows)
+        raise
+    question_ids: list[Any] = [value.get("question_id") for _, _, value in rows]
+    texts: list[Any] = [value.get("answer") for _, _, value in rows]
+    citations: list[Any] = [value.get("citations", []) for _, _, value in rows]
+    contexts: list[Any] = [value.get("context_chunk_ids", []) for _, _, value in rows]
+    if not _valid(question_ids, texts, citations, contexts):
+        # Something is wrong: the lines are checked one by one, to name the first wrong one as it is wrong.
+        _check_rows(source, rows)
+    numbers = [number for number, _, _ in rows]
+    lines = [line for _, line, _ in rows]
+    return _columns(question_ids, texts, citations, contexts, [source.shown] * len(numbers), numbers, lines)
+
+
+def _valid(question_ids: list[Any], texts: list[Any], citations: list[Any], contexts: list[Any]) -> bool:
+    """Whether every answer is as :func:`_check_rows` wants it, checked by builtins over whole columns (of the
+    values JSON makes, each is of its exact type, and only a bool is an int whose type is not int)."""
+    if not (
+        _types(question_ids) <= _STR
+        and all(question_ids)
+        and _types(texts) <= _STR
+        and _types(citations) <= _LIST
+        and _types(contexts) <= _LIST
+    ):
+        return False
+    cited, chunk_ids = list(chain.from_iterable(citations)), list(chain.from_iterable(contexts))
+    return (
+        _types(cited) <= _INT
+        and min(cited, default=1) >= 1
+        and max(cited, default=1) <= MAX_PASSAGE
+        and _types(chunk_ids) <= _STR
+        and all(chunk_ids)
+        and len(set(question_ids)) == len(question_ids)
+    )
+
+
+def _check_rows(source: Source, rows: Sequence[tuple[int, str, dict[str, Any]]]) -> None:
+    """Refuse the first of ``rows`` (line number, line, object) that is not an answer, or answers a question
+    again: the one copy of the rules, worded for the line."""
+    seen: set[str] = set()
+    for number, line, value in rows:
         question_id, text = value.get("question_id"), value.get("answer")
         cited, context = value.get("citations", []), value.get("context_chunk_ids", [])
         if not isinstance(question_id, str) or not question_id:
@@ -257,13 +295,6 @@ def read_answer_columns(
         if question_id in seen:
             raise source.error(number, line, f"expected one answer per question, got {question_id!r} again")
         seen.add(question_id)
-        question_ids.append(question_id)
-        texts.append(text)
-        citations.append(cited)
-        contexts.append(context)
-        numbers.append(number)
-        lines.append(line)
-    return _columns(question_ids, texts, citations, contexts, [source.shown] * len(numbers), numbers, lines)
 
 
 def read_answers(

@@ -120,11 +120,22 @@ _DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 half the time of reading a short line."""
 
 
+# The stubs do not declare the attribute JSONDecoder.__init__ sets.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+"""The decoder's own scanner, which reads one value from where it is told, in C."""
+
+
 def _decoded(line: str) -> Any:
     # json.loads's own refusal of a leading BOM, which the decoder it calls does not make.
     if line.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", line, 0)
-    return _DECODER.decode(line)
+    # The common line, one value from its first character to its last, read by the scanner alone; any other
+    # (blanks around it, no value, more after it) by the decoder, which skips the blanks or words the refusal.
+    try:
+        value, end = _SCAN(line, 0)
+    except StopIteration:
+        return _DECODER.decode(line)
+    return value if end == len(line) else _DECODER.decode(line)
 
 
 def json_objects(source: Source, expected: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
