@@ -139,7 +139,8 @@ def test_the_hits_are_the_hit_causes_of_every_configuration() -> None:
         for name in workspace.names:
             causes = table.loc[table["config"] == name, "cause"]
             assert hits[name].tolist() == (causes == "hit").tolist(), (k, partial, name)
-        assert hits.to_numpy().any() and not hits.to_numpy().all()
+        assert hits.to_numpy().any()
+        assert not hits.to_numpy().all()
     names = [workspace.names[3], workspace.names[0]]
     pd.testing.assert_frame_equal(failure_hits(workspace, k=3, configs=names), failure_hits(workspace, k=3)[names])
     with pytest.raises(InvalidParameterError, match="cut-off k must be at least 1, got 0"):
