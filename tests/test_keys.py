@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted
+from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted, sorted_keys
 
 VALUES = st.lists(st.integers(-50, 50), max_size=40)
 STRETCHES = st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 6)), max_size=30)
@@ -65,3 +65,18 @@ def test_distinct_pairs_are_the_set_of_pairs_in_order(pairs: list[tuple[int, int
     assert list(zip(got_rows.tolist(), got_columns.tolist(), strict=True)) == sorted(set(pairs))
     keys = rows * 10 + columns
     assert distinct_sorted(keys).tolist() == sorted(set(keys.tolist()))
+
+
+# Keys on both sides of the 32-bit bounds: sorted in 32 bits only when all of them fit.
+WIDE = st.lists(st.sampled_from([-(2**31) - 1, -(2**31), -1, 0, 5, 2**31 - 1, 2**31, 2**62]) | st.integers(-9, 9))
+
+
+@given(keys=WIDE)
+def test_keys_are_sorted_and_made_distinct_as_python_does_either_side_of_32_bits(keys: list[int]) -> None:
+    values = np.array(keys, dtype=np.int64)
+    got = sorted_keys(values)
+    assert got.dtype == np.int64
+    assert got.tolist() == sorted(keys)
+    distinct = distinct_sorted(values)
+    assert distinct.dtype == np.int64
+    assert distinct.tolist() == sorted(set(keys))

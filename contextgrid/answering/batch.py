@@ -29,7 +29,7 @@ from contextgrid.answering.context import DEFAULT_TOKENIZER, ContextBuilder, con
 from contextgrid.answering.lexical import answer_score, answer_scores
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
-from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted
+from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted, sorted_keys
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -323,7 +323,7 @@ def score_frame(
     gold_words[single] = prepared.size[gold_chunk[gold_start[single]]]
     several = gold_count[gold_question] > 1
     at, row = expand_stretches(prepared.start[gold_chunk[several]], prepared.size[gold_chunk[several]])
-    pairs = np.sort(gold_question[several][row] * size + prepared.code[at])
+    pairs = sorted_keys(gold_question[several][row] * size + prepared.code[at])
     distinct = np.ones(len(pairs), dtype=bool)
     distinct[1:] = pairs[1:] != pairs[:-1]
     # Each question's distinct pairs counted between where its keys start and end: no key divided.

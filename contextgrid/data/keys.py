@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["distinct_pairs", "distinct_sorted", "expand_stretches", "find_sorted"]
+__all__ = ["distinct_pairs", "distinct_sorted", "expand_stretches", "find_sorted", "sorted_keys"]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -87,9 +87,32 @@ def expand_stretches(starts: IntArray, lengths: IntArray) -> tuple[IntArray, Int
     return positions, owner
 
 
+_INT32 = np.iinfo(np.int32)
+
+
+def _sorted_narrow(values: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
+    """``values`` sorted, as 32-bit integers when they all fit in 32 bits (as most keys of pairs do): a sort of half
+    the bytes, about twice as fast."""
+    if values.itemsize > 4 and len(values) and _INT32.min <= values.min() and values.max() <= _INT32.max:
+        return np.sort(values.astype(np.int32))
+    return np.sort(values)
+
+
+def sorted_keys(values: IntArray) -> IntArray:
+    """``np.sort(values)``, of the same type: sorted in 32 bits when they fit, about twice as fast.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sorted_keys(np.array([7, -2, 2**40, 0], dtype=np.int64)).tolist()
+    [-2, 0, 7, 1099511627776]
+    """
+    return _sorted_narrow(values).astype(values.dtype, copy=False)
+
+
 def distinct_sorted(values: IntArray) -> IntArray:
-    """The distinct ``values``, ascending: ``np.unique``'s answer by one sort, several times faster than its hashing
-    for the integer keys of pairs.
+    """The distinct ``values``, ascending: ``np.unique``'s answer by one sort (in 32 bits when they fit), several
+    times faster than its hashing for the integer keys of pairs.
 
     Examples
     --------
@@ -97,8 +120,9 @@ def distinct_sorted(values: IntArray) -> IntArray:
     >>> distinct_sorted(np.array([7, 2, 7, 0, 2], dtype=np.int64)).tolist()
     [0, 2, 7]
     """
-    ordered = np.sort(values)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+    ordered = _sorted_narrow(values)
+    distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+    return distinct.astype(values.dtype, copy=False)
 
 
 def distinct_pairs(row: IntArray, column: IntArray, width: int) -> tuple[IntArray, IntArray]:
