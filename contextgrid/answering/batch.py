@@ -29,7 +29,7 @@ from contextgrid.answering.context import DEFAULT_TOKENIZER, ContextBuilder, con
 from contextgrid.answering.lexical import answer_score, answer_scores
 from contextgrid.chunking import Tokenizer
 from contextgrid.core.errors import ContextGridError, InputFileError
-from contextgrid.data.keys import distinct_pairs, distinct_sorted, expand_stretches, find_sorted, sorted_keys
+from contextgrid.data.keys import distinct_pairs, expand_stretches, find_sorted, sorted_keys
 from contextgrid.data.records import (
     Answer,
     AnswerRecord,
@@ -157,11 +157,18 @@ def _held(
     Word row ``i``'s chunks are ``chunk[starts[i]:starts[i] + lengths[i]]``; ``keys`` are the chunks' (chunk,
     word) pairs as :attr:`ChunkWords.keys`, with ``size`` words; a code past them is a word no chunk has.
     """
+    held = np.zeros(len(word), dtype=bool)
     # Past the chunks' words, a code would read as a word of the next chunk: it is held by none, so not searched.
-    known = np.flatnonzero(word < size)
-    at, row = expand_stretches(starts[known], lengths[known])
-    held = find_sorted(keys, chunk[at] * size + word[known][row], ascending=True)[1]
-    return np.bincount(owner[known][distinct_sorted(row[held])], minlength=n).astype(np.int64)
+    waiting = np.flatnonzero((word < size) & (lengths > 0))
+    step = 0
+    # Each row's chunks in turn, a word looked for in the next only while none before holds it: most of an answer's
+    # words are in its first passages, so most are looked for once.
+    while len(waiting):
+        found = find_sorted(keys, chunk[starts[waiting] + step] * size + word[waiting], ascending=True)[1]
+        held[waiting[found]] = True
+        step += 1
+        waiting = waiting[~found & (lengths[waiting] > step)]
+    return np.bincount(owner[held], minlength=n).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
