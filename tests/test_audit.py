@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import contextgrid as cg
 from contextgrid.analysis.audit import (
+    _held_pairs,
     _pair_keys,
     chunk_pair_sets,
     chunking_repeats,
@@ -141,6 +142,39 @@ def test_gold_passages_read_from_the_documents_words_equal_the_pairs_found_in_th
     found = gold_passages(items, documents, vocabulary).pairs
     assert read.start.tolist() == found.start.tolist()
     assert read.key.tolist() == found.key.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRICKY, min_size=1, max_size=3), st.data())
+def test_repeats_read_from_the_documents_word_pairs_equal_those_of_the_texts(
+    texts: list[str], data: st.DataObject
+) -> None:
+    # Chunks and passages cut anywhere in tricky texts: the pairs inside a chunk read from the documents' (word,
+    # next word) pairs, those its cut pieces make, and a chunk of one word, against the pairs found in the texts.
+    documents = {f"d{i}": text for i, text in enumerate(texts)}
+
+    def span() -> cg.Span:
+        doc = data.draw(st.sampled_from(sorted(documents)))
+        start = data.draw(st.integers(0, len(documents[doc])))
+        return cg.Span(doc, start, data.draw(st.integers(start, len(documents[doc]))))
+
+    chunks = [cg.Chunk(f"c{i}", s, documents[s.doc_id][s.start : s.end])
+              for i, s in enumerate(span() for _ in range(data.draw(st.integers(0, 8))))]  # fmt: skip
+    items = [cg.EvalItem(f"q{i}", "?", (cg.GoldSpan(span()),)) for i in range(data.draw(st.integers(1, 3)))]
+    # And a passage cut where each chunk is: its pairs, the cut pieces' included, are then a passage's.
+    items += [cg.EvalItem(f"as-{chunk.id}", "?", (cg.GoldSpan(chunk.span),)) for chunk in chunks]
+    threshold = data.draw(st.sampled_from([0.3, 0.5, 1.0]))
+    vocabulary = Vocabulary()
+    words = document_words(documents, vocabulary)
+    passages = gold_passages(items, documents, vocabulary, words=words)
+    # The (passage pair, chunk) pairs held, each of them, read from the words and found in the texts.
+    held = _held_pairs(passages, chunks, vocabulary, words)
+    assert held.tolist() == _held_pairs(passages, chunks, vocabulary, None).tolist()
+    read = chunking_repeats(passages, chunks, vocabulary, threshold=threshold, words=words)
+    found = chunking_repeats(gold_passages(items, documents, vocabulary), chunks, vocabulary, threshold=threshold)
+    assert read.key.tolist() == found.key.tolist()
+    assert read.passage.tolist() == found.passage.tolist()
+    assert read.held.tolist() == found.held.tolist()
 
 
 @settings(max_examples=300, deadline=None)

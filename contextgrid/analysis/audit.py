@@ -33,7 +33,7 @@ from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
 from contextgrid.core.text import WORD, tokenize, words
 from contextgrid.data.chunk_checks import checked_items
-from contextgrid.data.keys import expand_stretches, find_sorted
+from contextgrid.data.keys import distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, gold_columns, laid_out, run_rows
@@ -394,6 +394,43 @@ def _slice_pair_sets(
 ) -> PairSets | None:
     """:func:`chunk_pair_sets` of texts ``values``, text ``i`` said to be ``[begin[i], finish[i])`` of document
     ``doc_ids[i]``: ``None`` unless each is."""
+    read = _slice_words(doc_ids, begin, finish, values, words, vocabulary)
+    if read is None:
+        return None
+    pieces = read.piece >= 0
+    lengths = pieces[:, 0] + read.inner + pieces[:, 1]
+    offsets = np.cumsum(lengths) - lengths
+    codes = np.empty(int(lengths.sum()), dtype=np.int64)
+    # Each text's whole words, from its document's words, go after its front piece.
+    source, chunk = expand_stretches(read.low, read.inner)
+    codes[(offsets + pieces[:, 0] - read.low)[chunk] + source] = words.code[source]
+    # The pieces' words (text 0's front, text 0's back, text 1's front, ...), each where it goes.
+    piece_starts = np.column_stack((offsets, offsets + pieces[:, 0] + read.inner)).ravel()
+    codes[expand_stretches(piece_starts, pieces.ravel().astype(np.int64))[0]] = read.piece[pieces]
+    return _pair_keys(codes, lengths)
+
+
+@dataclass(frozen=True, slots=True)
+class _SliceWords:
+    """The words of slices of documents: slice ``i`` holds the documents' words ``low[i]`` to
+    ``low[i] + inner[i]`` whole, after the word of the piece its start cuts from a word, ``piece[i, 0]``, and
+    before that of the piece its end cuts, ``piece[i, 1]`` (codes; -1 for none)."""
+
+    low: IntArray
+    inner: IntArray
+    piece: IntArray
+
+
+def _slice_words(
+    doc_ids: Sequence[str],
+    begin: IntArray,
+    finish: IntArray,
+    values: Sequence[str],
+    words: DocumentWords,
+    vocabulary: Vocabulary,
+) -> _SliceWords | None:
+    """The words of texts ``values``, text ``i`` said to be ``[begin[i], finish[i])`` of document ``doc_ids[i]``,
+    read from ``words``: ``None`` unless each is."""
     docs = words.doc_ids.get_indexer(pd.Index(doc_ids, dtype=object))
     if (docs < 0).any():
         return None
@@ -401,8 +438,10 @@ def _slice_pair_sets(
     spans = zip(doc_ids, begin.tolist(), finish.tolist(), values, strict=True)
     if any(texts[doc][lo:hi] != text for doc, lo, hi, text in spans):
         return None
+    piece = np.full((len(values), 2), -1, dtype=np.int64)
     if not len(words.code):  # no word anywhere: none in any text
-        return _pair_keys(np.zeros(0, dtype=np.int64), np.zeros(len(values), dtype=np.int64))
+        empty = np.zeros(len(values), dtype=np.int64)
+        return _SliceWords(empty, empty.copy(), piece)
     # One sorted key per word, document first: the words of each chunk's document inside it are a range.
     reach = int(max(finish.max(initial=0), words.end.max(initial=0))) + 1
     doc_of = np.repeat(np.arange(len(words.doc_ids), dtype=np.int64), np.diff(words.first))
@@ -427,24 +466,14 @@ def _slice_pair_sets(
         for i, a, b in zip(owner.tolist(), piece_start.tolist(), piece_end.tolist(), strict=True)
     ]
     found = [piece for piece in pieces if piece]
-    piece_lengths = np.zeros((len(values), 2), dtype=np.int64)
-    piece_lengths.ravel()[slot] = np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))
     # Each distinct spelling folded and coded once, as pair_sets does.
     spelled = np.empty(len(found), dtype=object)
     spelled[:] = found
     local, spellings = pd.factorize(spelled)
-    piece_codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
-    inner = np.maximum(high - low, 0)
-    lengths = piece_lengths[:, 0] + inner + piece_lengths[:, 1]
-    offsets = np.cumsum(lengths) - lengths
-    codes = np.empty(int(lengths.sum()), dtype=np.int64)
-    # Each chunk's whole words, from its document's words, go after its front piece.
-    source, chunk = expand_stretches(low, inner)
-    codes[(offsets + piece_lengths[:, 0] - low)[chunk] + source] = words.code[source]
-    # The pieces' words in order (chunk 0's front, chunk 0's back, chunk 1's front, ...), each where it goes.
-    piece_starts = np.column_stack((offsets, offsets + piece_lengths[:, 0] + inner)).ravel()
-    codes[expand_stretches(piece_starts, piece_lengths.ravel())[0]] = piece_codes
-    return _pair_keys(codes, lengths)
+    piece.ravel()[slot[np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))]] = vocabulary.code(
+        [(word.casefold().replace("’", "'"),) for word in spellings]
+    )[1][local]
+    return _SliceWords(low.astype(np.int64), np.maximum(high - low, 0).astype(np.int64), piece)
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,13 +482,18 @@ class GoldPassages:
     pairs, ``pairs`` one set per ``gold.spans``: made once, shared by every chunking searched for its copies.
 
     ``distinct`` (the passages' distinct pair keys, ascending) and ``distinct_at`` (each of ``pairs.key``'s position
-    in it) are derived: each chunking looks the distinct keys up in ascending order, not every pair in any order.
+    in it) are derived: each chunking's pairs are counted by their position in ``distinct``. With the documents'
+    ``words`` (those the passages were read from), ``word_pairs`` is derived too: for each of their words, the
+    position in ``distinct`` of the pair it makes with the next word of its document (-1: no passage's, or none),
+    so that the pairs inside a chunking's chunks are read, not made and looked up again.
     """
 
     gold: GoldColumns
     pairs: PairSets
+    words: DocumentWords | None = None
     distinct: IntArray = field(init=False, repr=False)
     distinct_at: IntArray = field(init=False, repr=False)
+    word_pairs: IntArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.pairs.start) != len(self.gold.spans) + 1:
@@ -467,6 +501,13 @@ class GoldPassages:
         distinct, at = np.unique(self.pairs.key, return_inverse=True)
         object.__setattr__(self, "distinct", distinct.astype(np.int64))
         object.__setattr__(self, "distinct_at", at.ravel().astype(np.int64))
+        word_pairs = np.full(0 if self.words is None else len(self.words.code), -1, dtype=np.int64)
+        if self.words is not None and len(word_pairs):
+            code, first = self.words.code, self.words.first
+            found, here = find_sorted(self.distinct, (code[:-1] << 32) + code[1:] + 1, ascending=True)
+            word_pairs[:-1] = np.where(here, found, -1)
+            word_pairs[first[1:][first[1:] > 0] - 1] = -1  # each document's last word: no next word
+        object.__setattr__(self, "word_pairs", word_pairs)
 
 
 def gold_passages(
@@ -494,7 +535,9 @@ def gold_passages(
     texts = [documents[s.doc_id][s.start : s.end] for s in gold.spans]
     doc_ids = [s.doc_id for s in gold.spans]
     read = None if words is None else _slice_pair_sets(doc_ids, gold.start, gold.end, texts, words, vocabulary)
-    return GoldPassages(gold, pair_sets(texts, vocabulary) if read is None else read)
+    if read is None:
+        return GoldPassages(gold, pair_sets(texts, vocabulary))
+    return GoldPassages(gold, read, words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,25 +605,16 @@ def chunking_repeats(
     laid = laid_out(gold, chunks, function)
     values = laid.columns.chunks
     width = max(len(values), 1)
-    read = None if words is None else chunk_pair_sets(values, words, vocabulary)
-    sets = pair_sets([chunk.text for chunk in values], vocabulary) if read is None else read
-    chunk_owner = sets.owner
-    # The chunks' pairs grouped by key (one sort, in any order within a key): the distinct keys, how many chunks
-    # hold each, where each group begins, and each chunk pair's position in ``distinct``.
-    by_pair = np.argsort(sets.key)
-    ordered = sets.key[by_pair]
-    opens = np.ones(len(ordered), dtype=bool)
-    opens[1:] = ordered[1:] != ordered[:-1]
-    first = np.flatnonzero(opens).astype(np.int64)
-    distinct, holders = ordered[first], np.diff(np.append(first, len(ordered))).astype(np.int64)
-    dense = np.empty(len(ordered), dtype=np.int64)
-    dense[by_pair] = np.cumsum(opens) - 1
-    # Each passage pair among the chunks' pairs, and how many chunks hold it (0: none).
+    # Each (passage pair, chunk) held, as pair * width + chunk (the pair a position in ``passages.distinct``),
+    # sorted: how many chunks hold each pair, and which, grouped.
+    holding = _held_pairs(passages, values, vocabulary, words)
+    holding_pair, holding_chunk = holding // width, holding % width
+    holders = np.bincount(holding_pair, minlength=len(passages.distinct)).astype(np.int64)
+    first = np.cumsum(holders) - holders
     passage_owner, size = gold_pairs.owner, gold_pairs.sizes
-    # The passages' distinct pairs looked up (in ascending order: the searches walk ``distinct`` forward), then
-    # each passage pair given its key's answer.
-    at, present = (found[passages.distinct_at] for found in find_sorted(distinct, passages.distinct))
-    frequency = np.where(present, holders[at] if len(distinct) else 0, 0)
+    at = passages.distinct_at
+    frequency = holders[at]
+    present = frequency > 0
     # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
     # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
     fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
@@ -589,20 +623,19 @@ def chunking_repeats(
     order = np.argsort(passage_owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
     position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
     chosen = order[(position < prefix[passage_owner[order]]) & present[order]]
-    # The chunks holding each chosen pair, from their group in ``by_pair``.
-    hits = holders[at[chosen]] if len(distinct) else np.zeros(0, dtype=np.int64)
-    held_at, hit = expand_stretches(first[at[chosen]], hits)
+    # The chunks holding each chosen pair, from its group.
+    held_at, hit = expand_stretches(first[at[chosen]], holders[at[chosen]])
     many = max(len(size), 1)
-    pairs = np.unique(chunk_owner[by_pair[held_at]] * many + passage_owner[chosen][hit])
+    pairs = np.unique(holding_chunk[held_at] * many + passage_owner[chosen][hit])
     in_chunk, passage = pairs // many, pairs % many
-    # Every pair of each candidate passage looked up in its chunk's sorted pairs (chunk, position in distinct);
-    # a candidate's passage has pairs (it had a prefix). The candidates in chunk order: the searches walk ``table``
-    # forward, each chunk's within a few pages.
+    # Every pair of each candidate passage looked up among its chunk's (chunk, pair) keys; a candidate's passage
+    # has pairs (it had a prefix). The candidates in chunk order: the searches walk ``table`` forward, each chunk's
+    # within a few pages.
     counts = size[passage]
     word, row = expand_stretches(gold_pairs.start[passage], counts)
-    span = max(len(distinct), 1)
-    table = chunk_owner * span + dense
-    inside = present[word] & find_sorted(table, in_chunk[row] * span + at[word])[1]
+    span = max(len(passages.distinct), 1)
+    table = np.sort(holding_chunk * span + holding_pair)
+    inside = find_sorted(table, in_chunk[row] * span + at[word])[1]
     held = np.bincount(row[inside], minlength=len(pairs))
     share = held / counts
     keep = share >= limit
@@ -617,6 +650,49 @@ def chunking_repeats(
         held=share[keep][order],
         threshold=limit,
     )
+
+
+def _held_pairs(
+    passages: GoldPassages, values: Sequence[Chunk], vocabulary: Vocabulary, words: DocumentWords | None
+) -> IntArray:
+    """The distinct ``pair * width + chunk`` (``pair`` a position in ``passages.distinct``, ``width`` as
+    :attr:`ChunkingRepeats.width`) of the passages' pairs the chunks ``values`` hold, sorted."""
+    width = max(len(values), 1)
+    read = None
+    if words is not None and passages.words is words:
+        begin = np.fromiter((chunk.span.start for chunk in values), dtype=np.int64, count=len(values))
+        finish = np.fromiter((chunk.span.end for chunk in values), dtype=np.int64, count=len(values))
+        doc_ids = [chunk.span.doc_id for chunk in values]
+        read = _slice_words(doc_ids, begin, finish, [chunk.text for chunk in values], words, vocabulary)
+    if read is None:
+        sets = None if words is None else chunk_pair_sets(values, words, vocabulary)
+        sets = pair_sets([chunk.text for chunk in values], vocabulary) if sets is None else sets
+        found, here = find_sorted(passages.distinct, sets.key, ascending=True)
+        return np.sort(found[here] * width + sets.owner[here])  # distinct: each chunk's pairs are
+    code = words.code if words is not None else np.zeros(0, dtype=np.int64)
+    if not len(code):  # no word anywhere: no pair in any chunk
+        return np.zeros(0, dtype=np.int64)
+    low, inner, piece = read.low, read.inner, read.piece
+    # The pairs of whole words inside each chunk, read from the documents' (word, next word) pairs.
+    position, chunk = expand_stretches(low, np.maximum(inner - 1, 0))
+    pair = passages.word_pairs[position]
+    # The pairs a piece's word makes with the whole words beside it (or the other piece's, with none between),
+    # and the one word of a chunk of one word, made and looked up.
+    front, back = piece[:, 0] >= 0, piece[:, 1] >= 0
+    last = np.minimum(low + inner - 1, len(code) - 1)
+    lone = front.astype(np.int64) + inner + back == 1
+    edges = (front & (inner > 0), back & (inner > 0), front & back & (inner == 0), lone)
+    only = np.where(front, piece[:, 0], np.where(back, piece[:, 1], code[np.minimum(low, len(code) - 1)]))
+    keys = (
+        (piece[edges[0], 0] << 32) + code[low[edges[0]]] + 1,
+        (code[last[edges[1]]] << 32) + piece[edges[1], 1] + 1,
+        (piece[edges[2], 0] << 32) + piece[edges[2], 1] + 1,
+        only[edges[3]] << 32,
+    )
+    found, here = find_sorted(passages.distinct, np.concatenate(keys))
+    pair = np.concatenate((pair, np.where(here, found, -1)))
+    chunk = np.concatenate((chunk, *(np.flatnonzero(edge) for edge in edges)))
+    return distinct_sorted(pair[pair >= 0] * width + chunk[pair >= 0])
 
 
 @dataclass(frozen=True, slots=True)
