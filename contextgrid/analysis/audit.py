@@ -172,7 +172,7 @@ def _shared_pairs(sets: WordSets, size: IntArray, limit: float, words: int) -> t
         return shared.row.astype(np.int64), shared.col.astype(np.int64), shared.data.astype(np.int64)
     partner, at = expand_stretches(np.arange(1, len(word) + 1, dtype=np.int64), later)
     width = max(len(size), 1)
-    pairs = np.unique(member[at] * width + member[partner])
+    pairs = distinct_sorted(member[at] * width + member[partner])
     first, second = (pairs // width).astype(np.int64), (pairs % width).astype(np.int64)
     return first, second, shared_counts(sets, first, sets, second, words)
 
@@ -626,7 +626,7 @@ def chunking_repeats(
     # The chunks holding each chosen pair, from its group.
     held_at, hit = expand_stretches(first[at[chosen]], holders[at[chosen]])
     many = max(len(size), 1)
-    pairs = np.unique(holding_chunk[held_at] * many + passage_owner[chosen][hit])
+    pairs = distinct_sorted(holding_chunk[held_at] * many + passage_owner[chosen][hit])
     in_chunk, passage = pairs // many, pairs % many
     # Every pair of each candidate passage looked up among its chunk's (chunk, pair) keys; a candidate's passage
     # has pairs (it had a prefix). The candidates in chunk order: the searches walk ``table`` forward, each chunk's
