@@ -53,15 +53,20 @@ def _ascii_words(texts: Sequence[str]) -> tuple[IntArray, pa.Array]:
     text = CITATION.sub(" ", f" {_SEPARATOR} ".join(texts))
     if "'" in text:
         text = _LONE_APOSTROPHE.sub(" ", text)
-    data = np.frombuffer(text.encode("ascii").translate(_ASCII_WORD_BYTES), dtype=np.uint8)
-    inside = (data != ord(" ")) & (data != ord(_SEPARATOR))
-    # Where a run of word bytes starts and where it ends, alternately (diff of booleans: where they change).
-    edges = np.flatnonzero(np.diff(inside, prepend=False, append=False))
+    spaced = text.encode("ascii").translate(_ASCII_WORD_BYTES)
+    data = np.frombuffer(spaced, dtype=np.uint8)
+    # Where each run of bytes between spaces starts and where it ends, alternately (diff of booleans: where they
+    # change); a run that starts with the separator is one, the others are words.
+    edges = np.flatnonzero(np.diff(data != ord(" "), prepend=False, append=False))
     starts, ends = edges[0::2], edges[1::2]
-    offsets = np.concatenate(([0], np.cumsum(ends - starts, dtype=np.int64)))
-    found = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(data[inside]))
+    separator = data[starts] == ord(_SEPARATOR)
+    word = ~separator
+    offsets = np.concatenate(([0], np.cumsum((ends - starts)[word], dtype=np.int64)))
+    # The words' bytes end to end: the spaces and separators deleted.
+    joined = spaced.translate(None, f" {_SEPARATOR}".encode("ascii"))
+    found = pa.LargeStringArray.from_buffers(int(word.sum()), pa.py_buffer(offsets), pa.py_buffer(joined))
     # A word's text: how many separators come before it.
-    return np.searchsorted(np.flatnonzero(data == ord(_SEPARATOR)), starts).astype(np.int64), found
+    return np.cumsum(separator, dtype=np.int64)[word], found
 
 
 def _other_words(texts: Sequence[str]) -> tuple[IntArray, list[str]]:
