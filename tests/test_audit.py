@@ -337,6 +337,15 @@ def test_chunks_or_qrels_laid_out_against_other_gold_are_refused() -> None:
         run_labels(repeats, {"q": ["c"]}, judged_grades(other, {"q": {"c": 1}}))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=4), max_size=4))
+def test_code_words_gives_the_codes_of_sets_of_one_word(batches: list[list[str]]) -> None:
+    by_words, by_sets = Vocabulary(), Vocabulary()
+    for batch in batches:
+        assert by_words.code_words(batch).tolist() == by_sets.code([[word] for word in batch])[1].tolist()
+    assert by_words.codes == by_sets.codes
+
+
 CODES = st.lists(st.lists(st.sampled_from([0, 1, 2, 7, 2**30, 2**30 + 1]), max_size=5), max_size=12)
 
 

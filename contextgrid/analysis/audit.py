@@ -269,7 +269,7 @@ def pair_sets(texts: Sequence[str], vocabulary: Vocabulary) -> PairSets:
     flat = np.empty(int(lengths.sum()), dtype=object)
     flat[:] = list(itertools.chain.from_iterable(found))
     local, spellings = pd.factorize(flat)
-    codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
+    codes = vocabulary.code_words([word.casefold().replace("’", "'") for word in spellings])[local]
     return _pair_keys(codes, lengths)
 
 
@@ -348,7 +348,7 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     flat = np.empty(int(counts.sum()), dtype=object)
     flat[:] = list(itertools.chain.from_iterable(found))
     local, spellings = pd.factorize(flat)
-    codes = vocabulary.code([(word.casefold().replace("’", "'"),) for word in spellings])[1][local]
+    codes = vocabulary.code_words([word.casefold().replace("’", "'") for word in spellings])[local]
     return DocumentWords(
         documents,
         pd.Index(list(documents), dtype=object),
@@ -470,9 +470,9 @@ def _slice_words(
     spelled = np.empty(len(found), dtype=object)
     spelled[:] = found
     local, spellings = pd.factorize(spelled)
-    piece.ravel()[slot[np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))]] = vocabulary.code(
-        [(word.casefold().replace("’", "'"),) for word in spellings]
-    )[1][local]
+    piece.ravel()[slot[np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))]] = vocabulary.code_words(
+        [word.casefold().replace("’", "'") for word in spellings]
+    )[local]
     return _SliceWords(low.astype(np.int64), np.maximum(high - low, 0).astype(np.int64), piece)
 
 

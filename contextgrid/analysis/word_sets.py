@@ -39,6 +39,19 @@ class Vocabulary:
         flat = [codes.setdefault(word, len(codes)) for words_of in distinct for word in sorted(words_of)]
         return owner, np.array(flat, dtype=np.int64)
 
+    def code_words(self, words: Iterable[str]) -> IntArray:
+        """The code of each of ``words``, learning the new ones in order: :meth:`code`'s of sets of one word each,
+        without a set per word.
+
+        Examples
+        --------
+        >>> vocabulary = Vocabulary()
+        >>> vocabulary.code_words(["days", "refund", "days"]).tolist(), vocabulary.code([["refund"]])[1].tolist()
+        ([0, 1, 0], [1])
+        """
+        codes = self.codes
+        return np.fromiter((codes.setdefault(word, len(codes)) for word in words), dtype=np.int64)
+
     @property
     def size(self) -> int:
         """The multiplier of a (set, word) key: at least 1."""
