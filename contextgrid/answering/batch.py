@@ -328,15 +328,15 @@ def score_frame(
     gold_words = np.zeros(len(by_question), dtype=np.int64)
     single = np.flatnonzero(gold_count == 1)
     gold_words[single] = prepared.size[gold_chunk[gold_start[single]]]
-    several = gold_count[gold_question] > 1
-    at, row = expand_stretches(prepared.start[gold_chunk[several]], prepared.size[gold_chunk[several]])
-    pairs = sorted_keys(gold_question[several][row] * size + prepared.code[at])
+    several = np.flatnonzero(gold_count[gold_question] > 1)
+    lengths = prepared.size[gold_chunk[several]]
+    at, _ = expand_stretches(prepared.start[gold_chunk[several]], lengths)
+    pairs = sorted_keys(np.repeat(gold_question[several] * size, lengths) + prepared.code[at])
     distinct = np.ones(len(pairs), dtype=bool)
     distinct[1:] = pairs[1:] != pairs[:-1]
     # Each question's distinct pairs counted between where its keys start and end: no key divided.
-    counted = np.concatenate(([0], np.cumsum(distinct, dtype=np.int64)))
     bounds = np.searchsorted(pairs, np.arange(len(by_question) + 1, dtype=np.int64) * size)
-    gold_words += counted[bounds[1:]] - counted[bounds[:-1]]
+    gold_words += np.diff(np.searchsorted(np.flatnonzero(distinct), bounds))
 
     # The distinct passage numbers each answer cites, and those its context has no passage for.
     cited_answer = np.repeat(np.arange(n, dtype=np.int64), np.diff(given.citation_offsets))
