@@ -155,9 +155,9 @@ class AnswerColumns:
         )
 
 
-def _offsets(groups: Sequence[Sequence[object]]) -> IntArray:
-    """Where each group starts in the groups laid end to end, and where the last ends."""
-    return np.concatenate(([0], np.cumsum(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)))))
+def _offsets(counts: Sequence[int]) -> IntArray:
+    """Where each group of ``counts`` items starts in the groups laid end to end, and where the last ends."""
+    return np.concatenate(([0], np.cumsum(np.fromiter(counts, dtype=np.int64, count=len(counts)))))
 
 
 def _columns(
@@ -169,20 +169,42 @@ def _columns(
     lines: Sequence[int],
     line_texts: Sequence[str | None],
 ) -> AnswerColumns:
+    return _flat_columns(
+        question_ids,
+        texts,
+        (list(chain.from_iterable(citations)), [len(cited) for cited in citations]),
+        (list(chain.from_iterable(contexts)), [len(context) for context in contexts]),
+        files,
+        lines,
+        line_texts,
+    )
+
+
+def _flat_columns(
+    question_ids: Sequence[str],
+    texts: Sequence[str],
+    citations: tuple[Sequence[int], Sequence[int]],
+    contexts: tuple[Sequence[str], Sequence[int]],
+    files: Sequence[str | None],
+    lines: Sequence[int],
+    line_texts: Sequence[str | None],
+) -> AnswerColumns:
+    """The columns, each answer's citations and chunk ids given laid end to end with how many each answer has."""
+    (cited, cited_counts), (chunk_ids, chunk_counts) = citations, contexts
     return AnswerColumns(
         np.array(question_ids, dtype=object),
         np.array(texts, dtype=object),
-        np.array(list(chain.from_iterable(citations)), dtype=np.int64),
-        _offsets(citations),
-        np.array(list(chain.from_iterable(contexts)), dtype=object),
-        _offsets(contexts),
+        np.array(cited, dtype=np.int64),
+        _offsets(cited_counts),
+        np.array(chunk_ids, dtype=object),
+        _offsets(chunk_counts),
         np.array(files, dtype=object),
         np.array(lines, dtype=np.int64),
         np.array(line_texts, dtype=object),
     )
 
 
-_INT, _STR, _LIST = frozenset({int}), frozenset({str}), frozenset({list})
+_INT, _STR = frozenset({int}), frozenset({str})
 
 
 def _types(values: list[Any]) -> set[type]:
@@ -226,39 +248,55 @@ def read_answer_columns(
         within=within,
     )
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'
-    rows: list[tuple[int, str, dict[str, Any]]] = []
+    # Each object's fields kept as they are read, its lists laid end to end, so that no object or list outlives its
+    # line (the collector would walk the many kept ones again and again); checked when all are read.
+    question_ids: list[Any] = []
+    texts: list[Any] = []
+    cited: list[Any] = []
+    cited_counts: list[int] = []
+    chunk_ids: list[Any] = []
+    chunk_counts: list[int] = []
+    numbers: list[int] = []
+    lines: list[str] = []
     try:
-        rows.extend(json_objects(source, expected))
+        for number, line, value in json_objects(source, expected):
+            citations, context = value.get("citations", []), value.get("context_chunk_ids", [])
+            if type(citations) is not list or type(context) is not list:
+                return _read_line_by_line(source, expected)
+            question_ids.append(value.get("question_id"))
+            texts.append(value.get("answer"))
+            cited.extend(citations)
+            cited_counts.append(len(citations))
+            chunk_ids.extend(context)
+            chunk_counts.append(len(context))
+            numbers.append(number)
+            lines.append(line)
     except ContextGridError:
-        # The lines before the one refused are checked first, as reading line by line would.
-        _check_rows(source, rows)
-        raise
-    question_ids: list[Any] = [value.get("question_id") for _, _, value in rows]
-    texts: list[Any] = [value.get("answer") for _, _, value in rows]
-    citations: list[Any] = [value.get("citations", []) for _, _, value in rows]
-    contexts: list[Any] = [value.get("context_chunk_ids", []) for _, _, value in rows]
-    if not _valid(question_ids, texts, citations, contexts):
-        # Something is wrong: the lines are checked one by one, to name the first wrong one as it is wrong.
-        _check_rows(source, rows)
-    numbers = [number for number, _, _ in rows]
-    lines = [line for _, line, _ in rows]
-    return _columns(question_ids, texts, citations, contexts, [source.shown] * len(numbers), numbers, lines)
+        # The lines before the one refused are checked first, as they are when read line by line.
+        return _read_line_by_line(source, expected)
+    if not _valid(question_ids, texts, cited, chunk_ids):
+        # Something is wrong: read line by line, to name the first wrong line as it is wrong.
+        return _read_line_by_line(source, expected)
+    return _flat_columns(
+        question_ids,
+        texts,
+        (cited, cited_counts),
+        (chunk_ids, chunk_counts),
+        [source.shown] * len(numbers),
+        numbers,
+        lines,
+    )
 
 
-def _valid(question_ids: list[Any], texts: list[Any], citations: list[Any], contexts: list[Any]) -> bool:
-    """Whether every answer is as :func:`_check_rows` wants it, checked by builtins over whole columns (of the
-    values JSON makes, each is of its exact type, and only a bool is an int whose type is not int)."""
-    if not (
+def _valid(question_ids: list[Any], texts: list[Any], cited: list[Any], chunk_ids: list[Any]) -> bool:
+    """Whether the answers are as :func:`_read_line_by_line` wants them (given their citations and chunk ids laid
+    end to end, each a list), checked by builtins over whole columns: of the values JSON makes, each is of its exact
+    type, and only a bool is an int whose type is not int."""
+    return (
         _types(question_ids) <= _STR
         and all(question_ids)
         and _types(texts) <= _STR
-        and _types(citations) <= _LIST
-        and _types(contexts) <= _LIST
-    ):
-        return False
-    cited, chunk_ids = list(chain.from_iterable(citations)), list(chain.from_iterable(contexts))
-    return (
-        _types(cited) <= _INT
+        and _types(cited) <= _INT
         and min(cited, default=1) >= 1
         and max(cited, default=1) <= MAX_PASSAGE
         and _types(chunk_ids) <= _STR
@@ -267,11 +305,17 @@ def _valid(question_ids: list[Any], texts: list[Any], citations: list[Any], cont
     )
 
 
-def _check_rows(source: Source, rows: Sequence[tuple[int, str, dict[str, Any]]]) -> None:
-    """Refuse the first of ``rows`` (line number, line, object) that is not an answer, or answers a question
-    again: the one copy of the rules, worded for the line."""
+def _read_line_by_line(source: Source, expected: str) -> AnswerColumns:
+    """The answers of ``source`` checked line by line, the first line that is not an answer, or answers a question
+    again, refused in words for it: the one copy of the rules."""
+    question_ids: list[str] = []
+    texts: list[str] = []
+    citations: list[list[int]] = []
+    contexts: list[list[str]] = []
+    numbers: list[int] = []
+    lines: list[str] = []
     seen: set[str] = set()
-    for number, line, value in rows:
+    for number, line, value in json_objects(source, expected):
         question_id, text = value.get("question_id"), value.get("answer")
         cited, context = value.get("citations", []), value.get("context_chunk_ids", [])
         if not isinstance(question_id, str) or not question_id:
@@ -295,6 +339,13 @@ def _check_rows(source: Source, rows: Sequence[tuple[int, str, dict[str, Any]]])
         if question_id in seen:
             raise source.error(number, line, f"expected one answer per question, got {question_id!r} again")
         seen.add(question_id)
+        question_ids.append(question_id)
+        texts.append(text)
+        citations.append(cited)
+        contexts.append(context)
+        numbers.append(number)
+        lines.append(line)
+    return _columns(question_ids, texts, citations, contexts, [source.shown] * len(numbers), numbers, lines)
 
 
 def read_answers(
