@@ -69,7 +69,7 @@ def _ascii_words(texts: Sequence[str]) -> tuple[IntArray, pa.Array]:
     return np.cumsum(separator, dtype=np.int64)[word], found
 
 
-def _other_words(texts: Sequence[str]) -> tuple[IntArray, list[str]]:
+def _other_words(texts: Sequence[str]) -> tuple[IntArray, npt.NDArray[np.object_]]:
     """Every word of ``texts`` (that do not hold the separator) as ``words`` matches it, folded, and the position
     of its text: the rule's regex, for texts that are not ASCII."""
     import pandas as pd
@@ -79,8 +79,8 @@ def _other_words(texts: Sequence[str]) -> tuple[IntArray, list[str]]:
     separator = matches == _SEPARATOR
     raw, spelled = pd.factorize(matches[~separator])
     # Each distinct match folded once.
-    folded = [word.casefold() for word in spelled]
-    return np.cumsum(separator, dtype=np.int64)[~separator], [folded[code] for code in raw.tolist()]
+    folded = np.array([word.casefold() for word in spelled], dtype=object)
+    return np.cumsum(separator, dtype=np.int64)[~separator], folded[raw]
 
 
 def word_rows(texts: Sequence[str]) -> tuple[IntArray, IntArray, pd.Index]:
