@@ -169,6 +169,31 @@ def test_one_configuration_with_the_others_counted_is_its_rows_of_the_whole_tabl
         failure_causes(workspace, k=3, configs=[workspace.names[0]], others="bm25")
 
 
+def test_the_causes_read_prepared_qrels_as_the_qrels_themselves() -> None:
+    workspace = load_workspace(SAMPLE)
+    questions = cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold)
+    for name in workspace.names[::2]:
+        laid = workspace.chunking_gold(name)
+        run, qrels = workspace.run(name), workspace.qrels(name)
+        judged = cause_qrels(questions, laid, qrels)
+        prepared = cause_chunking(questions, laid)
+        for k in (1, 5):
+            only = question_causes_only(questions, laid, run, qrels, workspace.documents, k=k)
+            pd.testing.assert_frame_equal(
+                question_causes_only(questions, laid, run, judged, workspace.documents, k=k), only, check_exact=True
+            )
+            whole = question_causes(questions, prepared, run, qrels, workspace.documents, k=k)
+            pd.testing.assert_frame_equal(
+                question_causes(questions, prepared, run, judged, workspace.documents, k=k), whole, check_exact=True
+            )
+            assert whole["cause"].tolist() == only["cause"].tolist()
+    other = cause_chunking(questions, chunking_gold(questions.gold, laid.columns.chunks))
+    with pytest.raises(InvalidParameterError, match="'qrels' parameter of question_causes_only"):
+        question_causes_only(questions, other.chunking, run, judged, workspace.documents)
+    with pytest.raises(InvalidParameterError, match="'qrels' parameter of question_causes"):
+        question_causes(questions, other, run, judged, workspace.documents)
+
+
 def test_the_hits_alone_from_prepared_records_are_the_hits_of_the_causes() -> None:
     workspace = load_workspace(SAMPLE)
     questions = cause_questions(workspace.resolved[0], workspace.documents, gold=workspace.gold)

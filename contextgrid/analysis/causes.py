@@ -354,12 +354,13 @@ def _best(questions: CauseQuestions, chunking: ChunkingGold) -> tuple[IntArray, 
     n = len(questions.questions)
     held, width = chunking.holding, max(len(chunking.columns.ids), 1)
     question, chunk = questions.owner[held.keys // width], held.keys % width
-    order = np.lexsort((chunk, -held.held, question))
-    firsts = order[np.unique(question[order], return_index=True)[1]]
-    best_chunk = np.full(n, -1, dtype=np.int64)
+    # The most held per question, then the first chunk holding it: two unordered reductions, no sort.
     best_held = np.zeros(n, dtype=np.int64)
-    best_chunk[question[firsts]] = chunk[firsts]
-    best_held[question[firsts]] = held.held[firsts]
+    np.maximum.at(best_held, question, held.held)
+    top = held.held == best_held[question]
+    best_chunk = np.full(n, width, dtype=np.int64)
+    np.minimum.at(best_chunk, question[top], chunk[top])
+    best_chunk[best_chunk == width] = -1
     return best_chunk, best_held
 
 
@@ -491,13 +492,13 @@ class _Ranking:
 
 
 def _ranking(
-    questions: CauseQuestions, chunking: ChunkingGold, ranking: RunTable, judged: QrelsTable, function: str
+    questions: CauseQuestions, chunking: ChunkingGold, ranking: RunTable, judged: CauseQrels, function: str
 ) -> _Ranking:
     ids = questions.ids
     n = len(ids)
     rows = run_rows(ranking, ids, chunking.columns.ids, None, function)
     width = max(len(chunking.columns.ids), 1)
-    relevant = _relevant(_graded(ids, chunking.columns.ids, judged), width, rows.item, rows.chunk)
+    relevant = _relevant(judged.keys, width, rows.item, rows.chunk)
     first = np.full(n, _NONE, dtype=np.int64)
     np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
     depth = np.bincount(rows.item, minlength=n).astype(np.int64)
@@ -584,6 +585,21 @@ def cause_qrels(
     chunking = chunks.chunking if isinstance(chunks, CauseChunking) else laid_out(questions.gold, chunks, "cause_qrels")
     keys = _graded(questions.ids, chunking.columns.ids, QrelsTable.from_dict(qrels))
     return CauseQrels(questions, chunking, keys)
+
+
+def _judged(
+    questions: CauseQuestions,
+    chunking: ChunkingGold,
+    qrels: Mapping[str, Mapping[str, int]] | CauseQrels,
+    function: str,
+) -> CauseQrels:
+    """``qrels`` as a :class:`CauseQrels` of ``questions`` and ``chunking``: as given (refused when of others), or
+    prepared now."""
+    if not isinstance(qrels, CauseQrels):
+        return cause_qrels(questions, chunking, qrels)
+    if qrels.questions is not questions or qrels.chunking is not chunking:
+        raise parameter_error(function, "qrels", "a CauseQrels of the CauseQuestions and chunking given", qrels)
+    return qrels
 
 
 # -- stage 2: the top k's share of the gold --------------------------------------------------------------------
@@ -735,7 +751,7 @@ def question_causes(
     items: Iterable[EvalItem] | CauseQuestions,
     chunks: Mapping[str, Chunk] | Iterable[Chunk] | CauseChunking,
     run: Mapping[str, Sequence[str]],
-    qrels: Mapping[str, Mapping[str, int]],
+    qrels: Mapping[str, Mapping[str, int]] | CauseQrels,
     documents: Mapping[str, str],
     *,
     k: int = 5,
@@ -760,9 +776,10 @@ def question_causes(
     run : mapping
         ``{question_id: [chunk_id, ...]}`` best first (a :class:`~contextgrid.data.tables.RunTable` too).
         A question it does not answer has an empty ranking.
-    qrels : mapping
+    qrels : mapping or CauseQrels
         ``{question_id: {chunk_id: grade}}`` (a :class:`~contextgrid.data.tables.QrelsTable` too);
-        a chunk is relevant when graded above 0.
+        a chunk is relevant when graded above 0. :func:`cause_qrels`' record of them, built once for the
+        configurations they judge on one chunking, is used as it is.
     documents : mapping
         ``{doc_id: text}``: the gold passages' text, for the word signals
         (read by :func:`cause_questions`: unused when ``items`` is its record).
@@ -866,7 +883,8 @@ def question_causes(
     if isinstance(analyzer, LexicalGaps) and analyzer.questions is not questions:
         raise parameter_error(function, "analyzer", "LexicalGaps of the CauseQuestions given as items", analyzer)
     gaps = analyzer if analyzer is None or isinstance(analyzer, LexicalGaps) else lexical_gaps(questions, analyzer)
-    ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
+    ranking = RunTable.from_dict(run)
+    judged = _judged(questions, prepared.chunking, qrels, function)
     found = _ranking(questions, prepared.chunking, ranking, judged, function)
     recall, precision = _top_k(prepared, ranking, cutoff)
     code = _rules(questions, prepared.best_held, found, recall, cutoff, split, partial)
@@ -910,7 +928,7 @@ def question_causes_only(
     items: Iterable[EvalItem] | CauseQuestions,
     chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold | CauseChunking,
     run: Mapping[str, Sequence[str]],
-    qrels: Mapping[str, Mapping[str, int]],
+    qrels: Mapping[str, Mapping[str, int]] | CauseQrels,
     documents: Mapping[str, str],
     *,
     k: int = 5,
@@ -922,7 +940,7 @@ def question_causes_only(
 
     The chunks' words, which only the signals read, are never gathered: ``chunks`` may be a
     :func:`~contextgrid.evidence.run_waste.chunking_gold` of ``items``' gold (laid out once for many runs) as
-    well as a :class:`CauseChunking`.
+    well as a :class:`CauseChunking`, and ``qrels`` a :func:`cause_qrels` of them.
 
     Examples
     --------
@@ -955,8 +973,8 @@ def question_causes_only(
     else:
         chunking = laid_out(questions.gold, chunks, function)
         best_held = _best(questions, chunking)[1]
-    ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
-    found = _ranking(questions, chunking, ranking, judged, function)
+    ranking = RunTable.from_dict(run)
+    found = _ranking(questions, chunking, ranking, _judged(questions, chunking, qrels, function), function)
     # The top k's share of the gold as question_waste reads it (character recall), without the rest of the waste:
     # from the ranking aligned once.
     evidence = rows_evidence(chunking, _gold_rows(questions, found.rows, cutoff))
@@ -1025,10 +1043,8 @@ def question_hits(
     questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
     gold = questions.gold
     chunking = chunks.chunking if isinstance(chunks, CauseChunking) else laid_out(gold, chunks, function)
+    judged = _judged(questions, chunking, qrels, function)
     # The top k rows of the questions with gold (positions in gold.items), as question_causes_only's recall reads them.
-    if isinstance(qrels, CauseQrels) and (qrels.questions is not questions or qrels.chunking is not chunking):
-        raise parameter_error(function, "qrels", "a CauseQrels of the CauseQuestions and chunking given", qrels)
-    judged = qrels if isinstance(qrels, CauseQrels) else cause_qrels(questions, chunking, qrels)
     evidence = ranked_evidence(gold, RunTable.from_dict(run), chunking, cutoff, function)
     width = max(len(chunking.columns.ids), 1)
     relevant = _relevant(judged.keys, width, questions.owner[evidence.item], evidence.chunk)

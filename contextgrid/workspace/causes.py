@@ -17,6 +17,7 @@ import numpy as np
 from contextgrid.analysis.causes import (
     CAUSES,
     Analyzer,
+    CauseQrels,
     CauseQuestions,
     cause_chunking,
     cause_qrels,
@@ -182,7 +183,7 @@ def failure_causes(
                 questions,
                 chunking,
                 workspace.run(name),
-                workspace.qrels(name),
+                _cause_qrels(workspace, name, questions),
                 workspace.documents,
                 k=cutoff,
                 split_threshold=threshold,
@@ -214,12 +215,8 @@ def _hits(
     :func:`~contextgrid.analysis.causes.question_hits`; kept with the workspace, as its causes are, and its
     qrels prepared once for every configuration judged by them on its chunking."""
     workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not counted
-    config = workspace.config(name)
     try:
-        judged = workspace.shared(
-            ("cause qrels", config.qrels or ("gold", config.chunks), config.chunks),
-            lambda: cause_qrels(questions, workspace.chunking_gold(name), workspace.qrels(name)),
-        )
+        judged = _cause_qrels(workspace, name, questions)
         return workspace.shared(
             ("hits", name, cutoff, partial),
             lambda: question_hits(
@@ -234,6 +231,16 @@ def _hits(
         )
     except ContextGridError as error:  # the inputs disagree: say which configuration's do
         raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+
+
+def _cause_qrels(workspace: Workspace, name: str, questions: CauseQuestions) -> CauseQrels:
+    """Configuration ``name``'s qrels prepared against ``questions`` and its chunking
+    (:func:`~contextgrid.analysis.causes.cause_qrels`), once for every configuration they judge there."""
+    config = workspace.config(name)
+    return workspace.shared(
+        ("cause qrels", config.qrels or ("gold", config.chunks), config.chunks),
+        lambda: cause_qrels(questions, workspace.chunking_gold(name), workspace.qrels(name)),
+    )
 
 
 def failure_hits(
@@ -337,7 +344,7 @@ def failure_causes_only(
                         questions,
                         workspace.chunking_gold(name),  # noqa: B023
                         workspace.run(name),  # noqa: B023
-                        workspace.qrels(name),  # noqa: B023
+                        _cause_qrels(workspace, name, questions),  # noqa: B023
                         workspace.documents,
                         k=cutoff,
                         split_threshold=threshold,
