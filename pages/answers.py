@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from contextgrid.answering.batch import SCORE_COLUMNS
 from contextgrid.render.answer_html import ANSWER_MARKS, answer_html
 from contextgrid.render.markup import escape_markdown as md
 from pages import _data, _loading, _state
+from pages._columns import headed_columns
 
-SUMMARY_HEADINGS = {
+SUMMARY_HEADINGS: dict[str, tuple[str, str, str | None]] = {
     "answers": ("answers", "Every answer, abstentions too: answered plus abstained", "%d"),
     "answered": ("answered", "The answers that did not abstain, over which the means are taken", "%d"),
     "groundedness": ("grounded", "Mean groundedness: the share of an answer's words found in its context", "%.4f"),
@@ -38,7 +37,7 @@ SUMMARY_HEADINGS = {
 }
 """Each column of the per-configuration table: its heading, what it holds and how its numbers are written."""
 
-ANSWER_HEADINGS = {
+ANSWER_HEADINGS: dict[str, tuple[str, str, str | None]] = {
     "groundedness": ("grounded", "The share of the answer's words found in its context", "%.4f"),
     "citation_accuracy": (
         "citation acc.",
@@ -99,12 +98,7 @@ st.caption(
 )
 # Short headings, so that the table fits a 1440-px window without scrolling; each one's help gives the library's
 # name. The columns hidden by default are one tick away.
-headings: dict[str, Any] = {
-    name: st.column_config.NumberColumn(label, help=f"{meaning} (`{name}`)", format=shown)
-    for name, (label, meaning, shown) in SUMMARY_HEADINGS.items()
-}
-# Wide enough for the longest configuration name (about 7 px a character at the table's font).
-headings["_index"] = st.column_config.Column(width=7 * max(map(len, summary.index)) + 16)
+headings = headed_columns(SUMMARY_HEADINGS, index=summary.index)
 st.dataframe(
     summary,
     width="stretch",
@@ -132,12 +126,7 @@ with right:
 st.subheader("Worst answers first")
 shown = [*SCORE_COLUMNS, "invalid_citations", "answer"]
 # The per-configuration table's short headings, so that the answer's text starts within a 1440-px window.
-answer_headings: dict[str, Any] = {
-    name: st.column_config.CheckboxColumn(label, help=f"{meaning} (`{name}`)")
-    if written is None
-    else st.column_config.NumberColumn(label, help=f"{meaning} (`{name}`)", format=written)
-    for name, (label, meaning, written) in ANSWER_HEADINGS.items()
-}
+answer_headings = headed_columns(ANSWER_HEADINGS)
 answer_headings["invalid_citations"] = st.column_config.ListColumn(
     "bad citations", help="Cited passage numbers the context does not have (`invalid_citations`)"
 )

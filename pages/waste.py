@@ -18,8 +18,9 @@ from contextgrid.render.waste_figures import (
     waste_split_plot,
 )
 from pages import _data, _loading, _state
+from pages._columns import headed_columns
 
-CHARACTER_COLUMNS = {
+CHARACTER_COLUMNS: dict[str, tuple[str, str, str | None]] = {
     "character_recall": ("recall", "The share of the gold evidence's characters that came back", "%.3f"),
     "character_precision": ("precision", "The share of the characters that came back that are gold evidence", "%.3f"),
     "character_f1": ("F1", "The harmonic mean of character recall and precision", "%.3f"),
@@ -103,12 +104,7 @@ if one.open:
         wastes, numbers = measured.wastes, measured.numbers
         # Across the page, not in a side column: there, long configuration names and the headers were cut. Short
         # headings, so that every column fits without scrolling; each one's help gives the library's name.
-        columns: dict[str, Any] = {
-            name: st.column_config.NumberColumn(label, help=f"{meaning} (`{name}`)", format=shown)
-            for name, (label, meaning, shown) in CHARACTER_COLUMNS.items()
-        }
-        # Wide enough for the longest configuration name (about 7 px a character at the table's font).
-        columns["_index"] = st.column_config.Column(width=7 * max(map(len, numbers.index)) + 16)
+        columns = headed_columns(CHARACTER_COLUMNS, index=numbers.index)
         st.dataframe(numbers, width="stretch", column_config=columns, placeholder="")
         drawing, figures = st.columns([3, 2])
         with figures:

@@ -162,3 +162,18 @@ def test_a_configuration_whose_answers_cannot_be_read_is_named_with_its_error_an
     )
     assert list(app.dataframe[0].value.index) == [config.name for config in kept]
     assert broken.name not in select(app, "Configuration").options  # type: ignore[attr-defined]
+
+
+def test_each_heading_says_what_its_column_holds_and_the_index_fits_the_longest_name() -> None:
+    from pages._columns import headed_columns
+
+    columns = headed_columns(
+        {"abstained": ("abstained", "Answers that abstained", "%d"), "flag": ("flag", "Ticked when so", None)},
+        index=["bm25-200", "a"],
+    )
+    assert columns["abstained"]["label"] == "abstained"
+    assert columns["abstained"]["help"] == "Answers that abstained (`abstained`)"
+    assert columns["abstained"]["type_config"]["format"] == "%d"
+    assert columns["flag"]["type_config"]["type"] == "checkbox"
+    assert columns["_index"]["width"] == 7 * len("bm25-200") + 16
+    assert "_index" not in headed_columns({})
