@@ -587,6 +587,19 @@ def cause_qrels(
     return CauseQrels(questions, chunking, keys)
 
 
+def _questions(
+    items: Iterable[EvalItem] | CauseQuestions,
+    chunks: Mapping[str, Chunk] | Iterable[Chunk] | ChunkingGold | CauseChunking,
+    documents: Mapping[str, str],
+    function: str,
+) -> CauseQuestions:
+    """``items`` as :class:`CauseQuestions`: as given, or prepared now; a :class:`CauseChunking` given as ``chunks``
+    must be of them."""
+    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
+        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
+    return items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+
+
 def _judged(
     questions: CauseQuestions,
     chunking: ChunkingGold,
@@ -876,9 +889,7 @@ def question_causes(
     repeat = _threshold(repeat_threshold, function, "repeat_threshold")
     if analyzer is not None and not isinstance(analyzer, LexicalGaps) and not callable(analyzer):
         raise parameter_error(function, "analyzer", "None or a callable from text to terms", analyzer)
-    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
-        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
-    questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+    questions = _questions(items, chunks, documents, function)
     prepared = chunks if isinstance(chunks, CauseChunking) else cause_chunking(questions, chunks, function=function)
     if isinstance(analyzer, LexicalGaps) and analyzer.questions is not questions:
         raise parameter_error(function, "analyzer", "LexicalGaps of the CauseQuestions given as items", analyzer)
@@ -965,9 +976,7 @@ def question_causes_only(
     cutoff = check_k(k, function=function)
     split = _threshold(split_threshold, function, "split_threshold")
     partial = _threshold(partial_threshold, function, "partial_threshold")
-    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
-        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
-    questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+    questions = _questions(items, chunks, documents, function)
     if isinstance(chunks, CauseChunking):
         chunking, best_held = chunks.chunking, chunks.best_held
     else:
@@ -979,12 +988,7 @@ def question_causes_only(
     # from the ranking aligned once.
     evidence = rows_evidence(chunking, _gold_rows(questions, found.rows, cutoff))
     recall = np.full(len(questions.questions), np.nan)
-    recall[questions.owner] = np.divide(
-        evidence.gold_retrieved,
-        evidence.gold_total,
-        out=np.zeros(len(evidence.gold_total)),
-        where=evidence.gold_total > 0,
-    )
+    recall[questions.owner] = evidence.gold_recall
     code = _rules(questions, best_held, found, recall, cutoff, split, partial)
     return pd.DataFrame(
         {
@@ -1038,9 +1042,7 @@ def question_hits(
     function = "question_hits"
     cutoff = check_k(k, function=function)
     partial = _threshold(partial_threshold, function, "partial_threshold")
-    if isinstance(chunks, CauseChunking) and chunks.questions is not items:
-        raise parameter_error(function, "chunks", "a CauseChunking of the CauseQuestions given as items", chunks)
-    questions = items if isinstance(items, CauseQuestions) else cause_questions(items, documents, function=function)
+    questions = _questions(items, chunks, documents, function)
     gold = questions.gold
     chunking = chunks.chunking if isinstance(chunks, CauseChunking) else laid_out(gold, chunks, function)
     judged = _judged(questions, chunking, qrels, function)
@@ -1049,11 +1051,10 @@ def question_hits(
     width = max(len(chunking.columns.ids), 1)
     relevant = _relevant(judged.keys, width, questions.owner[evidence.item], evidence.chunk)
     in_top = np.bincount(evidence.item[relevant], minlength=len(gold.items)) > 0
-    recall = np.divide(
-        evidence.gold_retrieved, evidence.gold_total, out=np.zeros(len(gold.total)), where=gold.total > 0
-    )
     hit = np.zeros(len(questions.questions), dtype=bool)
-    hit[questions.owner] = _hit(questions.evidence[questions.owner], gold.total > 0, in_top, recall, partial)
+    hit[questions.owner] = _hit(
+        questions.evidence[questions.owner], gold.total > 0, in_top, evidence.gold_recall, partial
+    )
     return hit
 
 

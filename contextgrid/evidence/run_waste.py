@@ -253,6 +253,12 @@ class RankedEvidence:
     part_end: IntArray
     part_row: IntArray
 
+    @property
+    def gold_recall(self) -> npt.NDArray[np.float64]:
+        """Per question, the share of its gold characters retrieved (character recall): 0.0 for gold that covers
+        no character."""
+        return _ratio(self.gold_retrieved, self.gold_total)
+
 
 @dataclass(frozen=True, slots=True)
 class GoldColumns:
@@ -527,7 +533,7 @@ def question_waste(
     best = np.zeros(n_items, dtype=np.int64)
     np.maximum.at(best, found.item, found.held)
     gold, retrieved, got = found.gold_total, distinct.astype(np.int64), found.gold_retrieved
-    recall = _ratio(got, gold)
+    recall = found.gold_recall
     precision = np.divide(got, retrieved, out=np.zeros(n_items), where=retrieved > 0)
     f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(n_items), where=precision + recall > 0)
     frame = pd.DataFrame(
