@@ -210,8 +210,8 @@ def failure_causes(
 
 def _hits(
     workspace: Workspace, name: str, questions: CauseQuestions, cutoff: int, partial: float, function: str
-) -> npt.NDArray[np.int64]:
-    """Whether configuration ``name`` makes each question a hit (1) or not (0), by
+) -> npt.NDArray[np.bool_]:
+    """Whether configuration ``name`` makes each question a hit, by
     :func:`~contextgrid.analysis.causes.question_hits`; kept with the workspace, as its causes are, and its
     qrels prepared once for every configuration judged by them on its chunking."""
     workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not counted
@@ -227,7 +227,7 @@ def _hits(
                 workspace.documents,
                 k=cutoff,
                 partial_threshold=partial,
-            ).astype(np.int64),
+            ),
         )
     except ContextGridError as error:  # the inputs disagree: say which configuration's do
         raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
@@ -294,7 +294,7 @@ def failure_hits(
     partial = check_split_threshold(partial_threshold, function=function, parameter="partial_threshold")
     names = _names(workspace, configs, function=function)
     questions = _questions(workspace, names, function)
-    columns = {name: _hits(workspace, name, questions, cutoff, partial, function).astype(bool) for name in names}
+    columns = {name: _hits(workspace, name, questions, cutoff, partial, function) for name in names}
     return pd.DataFrame(columns, index=pd.Index(questions.ids, name="question", dtype=object))
 
 
