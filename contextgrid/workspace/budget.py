@@ -159,17 +159,18 @@ def budget_curves(
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not measured
     # The questions' gold merged once, each chunking laid out against it once, and each configuration's ranked
     # grades those its scores were computed from.
-    rows = {
-        name: budget_rows(
+    measured = workspace.each_config(
+        lambda config: budget_rows(
             workspace.gold,
-            workspace.run(name),
-            workspace.chunking_gold(name),
-            qrels=workspace.qrels(name),
+            workspace.run(config.name),
+            workspace.chunking_gold(config.name),
+            qrels=workspace.qrels(config.name),
             tokenizer=tokenizer,
-            grades=workspace.ranked_grades(name, max(DEFAULT_KS)),
-        )
-        for name in names
-    }
+            grades=workspace.ranked_grades(config.name, max(DEFAULT_KS)),
+        ),
+        names=names,
+    )
+    rows = dict(zip(names, measured, strict=True))
     if budgets is None:
         typical = min((r.typical_chunk for r in rows.values() if r.typical_chunk > 0), default=1)
         longest = max((r.longest_context for r in rows.values()), default=1)
