@@ -142,6 +142,82 @@ def test_the_columns_are_the_reference_records_or_its_refusal(tmp_path: Path, li
         assert [columns.where(row) for row in range(len(columns))] == [where for _, where in found]
 
 
+GOOD = [
+    json.dumps(
+        {"question_id": f"g{i}", "answer": f"a [{i % 3 + 1}].", "citations": [i % 3 + 1], "context_chunk_ids": ["c1"]}
+    )
+    for i in range(40)
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 40), st.lists(answer_lines(), min_size=1, max_size=4), st.integers(0, 40))
+def test_the_first_wrong_line_is_found_among_many_right_ones(
+    tmp_path: Path, before: int, lines: list[str], after: int
+) -> None:
+    # The first wrong line is sought by halving the rows: anywhere among right ones, however many follow it.
+    path = tmp_path / "answers.jsonl"
+    path.write_bytes("\n".join(GOOD[:before] + lines + GOOD[40 - after :]).encode("utf-8", errors="surrogatepass"))
+    event(same_as_the_reference(path)[0])
+
+
+# A line that breaks each rule (and those before it none), and the words for it.
+BROKEN = {
+    "question_id": (
+        '{"question_id": 7, "answer": 3, "citations": "1"}',
+        "expected 'question_id' to be a non-empty string, got 7",
+    ),
+    "answer": ('{"question_id": "q", "answer": null, "citations": 1}', "expected 'answer' to be a string, got None"),
+    "citations": (
+        '{"question_id": "q", "answer": "a", "citations": 1, "context_chunk_ids": "c1"}',
+        "expected 'citations' to be a list of passage numbers, 1 or more, got 1",
+    ),
+    "citations in a list": (
+        '{"question_id": "q", "answer": "a", "citations": [2, 0], "context_chunk_ids": "c1"}',
+        "expected 'citations' to be a list of passage numbers, 1 or more, got [2, 0]",
+    ),
+    "a citation past 64 bits": (
+        f'{{"question_id": "q", "answer": "a", "citations": [2, {2**63}], "context_chunk_ids": "c1"}}',
+        f"expected 'citations' to be passage numbers up to 2**63 - 1 (no context holds more), got [2, {2**63}]",
+    ),
+    "context_chunk_ids": (
+        '{"question_id": "q", "answer": "a", "citations": [1], "context_chunk_ids": "c1"}',
+        "expected 'context_chunk_ids' to be a list of chunk ids, got 'c1'",
+    ),
+    "chunk ids in a list": (
+        '{"question_id": "q", "answer": "a", "context_chunk_ids": ["c1", 2]}',
+        "expected 'context_chunk_ids' to be a list of chunk ids, got ['c1', 2]",
+    ),
+    "one answer per question": (
+        '{"question_id": "g0", "answer": "a"}',
+        "expected one answer per question, got 'g0' again",
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", BROKEN)
+def test_each_rule_is_worded_the_same_wherever_its_line_is(tmp_path: Path, rule: str) -> None:
+    # Its line first, after right lines, before lines that break a rule or are not JSON, one of many: the words the
+    # same, for the one line. (A line whose citations are not a list, or that is not JSON, once sent the reader back
+    # over the file line by line, with a second copy of the rules.)
+    line, words = BROKEN[rule]
+    path = tmp_path / "answers.jsonl"
+    other = BROKEN["answer"][0] if rule != "answer" else BROKEN["question_id"][0]
+    for lines in (
+        [GOOD[0], line],
+        [GOOD[0], line, other],
+        [GOOD[0], line, "{not json"],
+        [*GOOD[:30], line, *GOOD[30:]],
+        [GOOD[0], "", line, "[1]"],
+    ):
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        number = lines.index(line) + 1
+        for reader in (read_answer_columns, read_answers):
+            with pytest.raises(InputFileError) as caught:
+                reader(path)
+            assert str(caught.value) == f"{path}, line {number}: {words}: {line!r}", lines
+
+
 def test_the_hand_written_refusals_are_worded_as_the_reference_words_them(tmp_path: Path) -> None:
     good = '{"question_id": "q1", "answer": "a [1].", "citations": [1], "context_chunk_ids": ["c1"]}'
     cases = {

@@ -7,9 +7,11 @@ One answer per line::
 ``citations`` (1-based passage numbers) and ``context_chunk_ids`` (the
 chunks of the context, in passage order) are optional.
 :func:`read_answer_columns` reads a file into columns, with no record per
-answer, and holds the one copy of the rules; :func:`read_answers` gives the
-same answers as records. Either keeps the line each answer was read from
-(:meth:`AnswerColumns.where`, :attr:`~contextgrid.data.records.AnswerRecord.source`),
+answer, and checks them by the one copy of the rules (``_RULES``), over
+whole columns, naming the first line that breaks one; :func:`read_answers`
+gives the same answers as records. Either keeps the line each answer was
+read from (:meth:`AnswerColumns.where`,
+:attr:`~contextgrid.data.records.AnswerRecord.source`),
 so that a check made later, against the questions or the chunks, names it
 without reading the file again.
 """
@@ -17,7 +19,8 @@ without reading the file again.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, pairwise
 from typing import Any
@@ -212,6 +215,106 @@ def _types(values: list[Any]) -> set[type]:
     return set(map(type, values))
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """The lines read, before they are checked, one row per line: each object's fields as they are, its lists laid
+    end to end (``cited``, ``chunk_ids``, with how many each row has), and the rows whose ``citations`` or
+    ``context_chunk_ids`` is not a list, those two kept as they are (the row lays out neither of them)."""
+
+    question_ids: list[Any]
+    texts: list[Any]
+    cited: list[Any]
+    cited_counts: list[int]
+    chunk_ids: list[Any]
+    chunk_counts: list[int]
+    not_lists: dict[int, tuple[Any, Any]]
+
+    def head(self, rows: int) -> _Read:
+        """The first ``rows`` rows."""
+        return _Read(
+            self.question_ids[:rows],
+            self.texts[:rows],
+            self.cited[: sum(self.cited_counts[:rows])],
+            self.cited_counts[:rows],
+            self.chunk_ids[: sum(self.chunk_counts[:rows])],
+            self.chunk_counts[:rows],
+            {row: lists for row, lists in self.not_lists.items() if row < rows},
+        )
+
+    def fields(self, row: int) -> dict[str, Any]:
+        """Row ``row``'s fields as its line gave them, named as the rules' words name them."""
+        cited, chunks = sum(self.cited_counts[:row]), sum(self.chunk_counts[:row])
+        citations, context = self.not_lists.get(
+            row,
+            (
+                self.cited[cited : cited + self.cited_counts[row]],
+                self.chunk_ids[chunks : chunks + self.chunk_counts[row]],
+            ),
+        )
+        return {
+            "question_id": self.question_ids[row],
+            "answer": self.texts[row],
+            "citations": citations,
+            "context_chunk_ids": context,
+        }
+
+
+# The one copy of the rules, in the order a line is held to them: whether rows keep the rule, checked by builtins
+# over whole columns (of the values JSON makes, each is of its exact type, and only a bool is an int whose type is
+# not int), and the words for a row that breaks it. A rule is checked only of rows that keep the rules before it
+# (the citations' maximum, of ints).
+_RULES: tuple[tuple[Callable[[_Read], bool], str], ...] = (
+    (
+        lambda read: _types(read.question_ids) <= _STR and all(read.question_ids),
+        "expected 'question_id' to be a non-empty string, got {question_id!r}",
+    ),
+    (lambda read: _types(read.texts) <= _STR, "expected 'answer' to be a string, got {answer!r}"),
+    (
+        lambda read: (
+            all(type(citations) is list for citations, _ in read.not_lists.values())
+            and _types(read.cited) <= _INT
+            and min(read.cited, default=1) >= 1
+        ),
+        "expected 'citations' to be a list of passage numbers, 1 or more, got {citations!r}",
+    ),
+    (
+        lambda read: max(read.cited, default=1) <= MAX_PASSAGE,
+        "expected 'citations' to be passage numbers up to 2**63 - 1 (no context holds more), got {citations!r}",
+    ),
+    (
+        lambda read: (
+            all(type(context) is list for _, context in read.not_lists.values())
+            and _types(read.chunk_ids) <= _STR
+            and all(read.chunk_ids)
+        ),
+        "expected 'context_chunk_ids' to be a list of chunk ids, got {context_chunk_ids!r}",
+    ),
+    (
+        lambda read: len(set(read.question_ids)) == len(read.question_ids),
+        "expected one answer per question, got {question_id!r} again",
+    ),
+)
+
+
+def _kept(read: _Read) -> bool:
+    """Whether every row of ``read`` keeps every rule."""
+    return all(keeps(read) for keeps, _ in _RULES)
+
+
+def _first_wrong(read: _Read) -> tuple[int, str] | None:
+    """The first row of ``read`` that breaks a rule, and the words for the first rule it breaks; ``None`` if none.
+
+    Rows that break a rule go on breaking it with more rows after them, so the first wrong row ends the shortest
+    head of the rows that does not keep them all: found by halving, each try the rules over whole columns.
+    """
+    if _kept(read):
+        return None
+    row = bisect_left(range(len(read.question_ids)), True, key=lambda row: not _kept(read.head(row + 1)))
+    head = read.head(row + 1)
+    words = next(words for keeps, words in _RULES if not keeps(head))
+    return row, words.format(**read.fields(row))
+
+
 def read_answer_columns(
     path: str | os.PathLike[str],
     *,
@@ -224,10 +327,10 @@ def read_answer_columns(
 
     A malformed line, a citation that is not a passage number (1 or more),
     or a question answered twice is refused with an
-    :class:`~contextgrid.core.errors.InputFileError`, as is a file that holds
-    more than ``max_bytes`` (1 GiB), a gzip file that expands more than
-    ``max_ratio`` times (100) or a line longer than ``max_line_bytes``
-    (1 MiB).
+    :class:`~contextgrid.core.errors.InputFileError` that names the first
+    wrong line, as is a file that holds more than ``max_bytes`` (1 GiB), a
+    gzip file that expands more than ``max_ratio`` times (100) or a line
+    longer than ``max_line_bytes`` (1 MiB).
 
     Examples
     --------
@@ -239,6 +342,11 @@ def read_answer_columns(
     >>> columns = read_answer_columns(path)
     >>> columns.question_id.tolist(), columns.chunk_id.tolist(), columns.chunk_offsets.tolist(), columns.line.tolist()
     (['q1', 'q2'], ['c4', 'c9'], [0, 2, 2], [1, 2])
+    >>> _ = path.write_text('{"question_id": "q1", "answer": "a"}\\n{"question_id": "q2", "answer": 3}\\n')
+    >>> read_answer_columns(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InputFileError: ...answers.jsonl, line 2: expected 'answer' to be a string, got 3: ...
     """
     source = Source(
         path,
@@ -250,19 +358,18 @@ def read_answer_columns(
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'
     # Each object's fields kept as they are read, its lists laid end to end, so that no object or list outlives its
     # line (the collector would walk the many kept ones again and again); checked when all are read.
-    question_ids: list[Any] = []
-    texts: list[Any] = []
-    cited: list[Any] = []
-    cited_counts: list[int] = []
-    chunk_ids: list[Any] = []
-    chunk_counts: list[int] = []
+    read = _Read([], [], [], [], [], [], {})
+    question_ids, texts, cited, cited_counts = read.question_ids, read.texts, read.cited, read.cited_counts
+    chunk_ids, chunk_counts, not_lists = read.chunk_ids, read.chunk_counts, read.not_lists
     numbers: list[int] = []
     lines: list[str] = []
     try:
         for number, line, value in json_objects(source, expected):
             citations, context = value.get("citations", []), value.get("context_chunk_ids", [])
             if type(citations) is not list or type(context) is not list:
-                return _read_line_by_line(source, expected)
+                not_lists[len(numbers)] = citations, context
+                citations = citations if type(citations) is list else []
+                context = context if type(context) is list else []
             question_ids.append(value.get("question_id"))
             texts.append(value.get("answer"))
             cited.extend(citations)
@@ -272,11 +379,10 @@ def read_answer_columns(
             numbers.append(number)
             lines.append(line)
     except ContextGridError:
-        # The lines before the one refused are checked first, as they are when read line by line.
-        return _read_line_by_line(source, expected)
-    if not _valid(question_ids, texts, cited, chunk_ids):
-        # Something is wrong: read line by line, to name the first wrong line as it is wrong.
-        return _read_line_by_line(source, expected)
+        # A line before the one refused that is wrong itself is named first, as it is first in the file.
+        _refuse_first_wrong(source, read, numbers, lines)
+        raise
+    _refuse_first_wrong(source, read, numbers, lines)
     return _flat_columns(
         question_ids,
         texts,
@@ -288,64 +394,12 @@ def read_answer_columns(
     )
 
 
-def _valid(question_ids: list[Any], texts: list[Any], cited: list[Any], chunk_ids: list[Any]) -> bool:
-    """Whether the answers are as :func:`_read_line_by_line` wants them (given their citations and chunk ids laid
-    end to end, each a list), checked by builtins over whole columns: of the values JSON makes, each is of its exact
-    type, and only a bool is an int whose type is not int."""
-    return (
-        _types(question_ids) <= _STR
-        and all(question_ids)
-        and _types(texts) <= _STR
-        and _types(cited) <= _INT
-        and min(cited, default=1) >= 1
-        and max(cited, default=1) <= MAX_PASSAGE
-        and _types(chunk_ids) <= _STR
-        and all(chunk_ids)
-        and len(set(question_ids)) == len(question_ids)
-    )
-
-
-def _read_line_by_line(source: Source, expected: str) -> AnswerColumns:
-    """The answers of ``source`` checked line by line, the first line that is not an answer, or answers a question
-    again, refused in words for it: the one copy of the rules."""
-    question_ids: list[str] = []
-    texts: list[str] = []
-    citations: list[list[int]] = []
-    contexts: list[list[str]] = []
-    numbers: list[int] = []
-    lines: list[str] = []
-    seen: set[str] = set()
-    for number, line, value in json_objects(source, expected):
-        question_id, text = value.get("question_id"), value.get("answer")
-        cited, context = value.get("citations", []), value.get("context_chunk_ids", [])
-        if not isinstance(question_id, str) or not question_id:
-            raise source.error(number, line, f"expected 'question_id' to be a non-empty string, got {question_id!r}")
-        if not isinstance(text, str):
-            raise source.error(number, line, f"expected 'answer' to be a string, got {text!r}")
-        # Each list checked by builtins over it, not by a Python expression per item: of the values JSON makes,
-        # only a bool is an int whose type is not int.
-        if not isinstance(cited, list) or not (_types(cited) <= _INT and min(cited, default=1) >= 1):
-            raise source.error(
-                number, line, f"expected 'citations' to be a list of passage numbers, 1 or more, got {cited!r}"
-            )
-        if max(cited, default=1) > MAX_PASSAGE:
-            raise source.error(
-                number,
-                line,
-                f"expected 'citations' to be passage numbers up to 2**63 - 1 (no context holds more), got {cited!r}",
-            )
-        if not isinstance(context, list) or not (_types(context) <= _STR and all(context)):
-            raise source.error(number, line, f"expected 'context_chunk_ids' to be a list of chunk ids, got {context!r}")
-        if question_id in seen:
-            raise source.error(number, line, f"expected one answer per question, got {question_id!r} again")
-        seen.add(question_id)
-        question_ids.append(question_id)
-        texts.append(text)
-        citations.append(cited)
-        contexts.append(context)
-        numbers.append(number)
-        lines.append(line)
-    return _columns(question_ids, texts, citations, contexts, [source.shown] * len(numbers), numbers, lines)
+def _refuse_first_wrong(source: Source, read: _Read, numbers: list[int], lines: list[str]) -> None:
+    """Refuse the first line of ``read`` that breaks a rule (its row ``i`` read from line ``numbers[i]``, whose
+    text is ``lines[i]``), in the words of the first rule it breaks."""
+    if (wrong := _first_wrong(read)) is not None:
+        row, words = wrong
+        raise source.error(numbers[row], lines[row], words)
 
 
 def read_answers(
