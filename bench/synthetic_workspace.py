@@ -293,8 +293,11 @@ def write_workspace(
     """Write a workspace of ``configs`` configurations into the empty or new ``folder`` (see the module).
 
     Configurations are ``len(RETRIEVERS)`` retrievers over each chunking of :data:`SIZES` in turn, named as a
-    sweep names them (``bm25-fixed_chars-150-0``); the first ``answered`` chunkings' ``bm25`` configurations
-    have answers. The same arguments write the same files.
+    sweep names them (``bm25-fixed_chars-150-0``). The first ``answered`` configurations taken retriever by
+    retriever (every chunking's ``bm25`` one, then every chunking's ``lsa`` one, ...) have answers: all of them
+    when there are ``answered`` or fewer, the ``bm25`` ones of the first ``answered`` chunkings when there are
+    that many chunkings (the default 50 configurations: the 10 ``bm25`` ones). The same arguments write the same
+    files.
 
     Examples
     --------
@@ -323,6 +326,9 @@ def write_workspace(
     gold = _questions(rng, corpus, questions, folder)
     qids = np.char.add("q", np.char.zfill(np.arange(questions).astype(str), 5))
 
+    # Configuration k is retriever k % len(RETRIEVERS) over chunking k // len(RETRIEVERS); answers go to every
+    # retriever's first before any retriever's second, so that a small workspace answers with every retriever.
+    with_answers = set(sorted(range(configs), key=lambda k: (k % len(RETRIEVERS), k // len(RETRIEVERS)))[:answered])
     entries: list[dict[str, object]] = []
     total_chunks = answers_written = 0
     for number, size in enumerate(SIZES[:chunkings]):
@@ -335,7 +341,7 @@ def write_workspace(
         table = QrelsTable.from_columns(qids[judged["question"]], ids[judged["chunk"]], judged["grade"].to_numpy())
         write_qrels(table, folder / "qrels" / f"{chunking}.trec")
         retrievers = list(RETRIEVERS.items())[: configs - number * len(RETRIEVERS)]
-        for retriever, found in retrievers:
+        for position, (retriever, found) in enumerate(retrievers):
             name = f"{retriever}-{chunking}"
             ranked = _ranked(rng, judged, questions, len(chunks), depth, found * (0.85 + 0.15 * number / len(SIZES)))
             run = RunTable.from_columns(
@@ -348,7 +354,7 @@ def write_workspace(
                 "qrels": f"qrels/{chunking}.trec",
                 "chunks": f"chunks/{chunking}.jsonl",
             }
-            if retriever == "bm25" and answers_written < answered:
+            if number * len(RETRIEVERS) + position in with_answers:
                 _answers(rng, ranked, chunks, corpus.vocabulary, folder / "answers" / f"{name}.jsonl")
                 entry["answers"] = f"answers/{name}.jsonl"
                 answers_written += 1
