@@ -27,7 +27,7 @@ SUMMARY_HEADINGS: dict[str, tuple[str, str, str | None]] = {
     ),
     "abstained": ("abstained", "Answers that abstained", "%d"),
     "should_have_abstained": (
-        "to refuse",
+        "should have abstained",
         "Questions that called for abstaining: unresolved gold, or an empty context",
         "%d",
     ),
@@ -47,7 +47,7 @@ ANSWER_HEADINGS: dict[str, tuple[str, str, str | None]] = {
     ),
     "evidence_overlap": ("overlap", "The share of the gold chunks' words the answer used", "%.4f"),
     "abstained": ("abstained", "Ticked when the answer abstained", None),
-    "should_have_abstained": ("to refuse", "Ticked when the question called for abstaining", None),
+    "should_have_abstained": ("should have abstained", "Ticked when the question called for abstaining", None),
     "problems": ("problems", "How many problems scoring found (listed under One answer)", "%d"),
 }
 """Each score column of the worst-answers table: its heading, what it holds and how its numbers are written
@@ -55,8 +55,9 @@ ANSWER_HEADINGS: dict[str, tuple[str, str, str | None]] = {
 
 FEWER_COLUMNS = ("answers", "should_have_abstained", "correct_refusals")
 """The columns the per-configuration table hides unless asked: each follows from those shown (answers = answered +
-abstained, right refusals = abstained - wrong refusals, to refuse = right refusals + unwarranted), and with
-them the table scrolled sideways at 1440 px."""
+abstained, right refusals = abstained - wrong refusals, should have abstained = right refusals + unwarranted),
+and with them the table scrolled sideways at 1440 px. "should have abstained" is the matrix's name for its rows
+too: one term for one thing on the page."""
 
 st.title("Answers")
 source = _data.chosen_source(__file__)
@@ -87,10 +88,12 @@ summary = _data.guard(lambda: _data.answer_summary(at), source=source)
 every_column = _state.checkbox(
     "Every column",
     "answer_columns",
-    help="Also answers, to refuse and right refusals, which follow from the columns shown by default",
+    help="Also answers, should have abstained and right refusals, which follow from the columns shown by default",
 )
 hidden = (
-    "" if every_column else ' The columns "answers", "to refuse" and "right refusals" are hidden: tick Every column.'
+    ""
+    if every_column
+    else ' The columns "answers", "should have abstained" and "right refusals" are hidden: tick Every column.'
 )
 st.caption(
     "Means over the answers that did not abstain (citation accuracy also leaves out answers that cite nothing); "
@@ -131,7 +134,7 @@ answer_headings["invalid_citations"] = st.column_config.ListColumn(
     "bad citations", help="Cited passage numbers the context does not have (`invalid_citations`)"
 )
 # The text takes what the score columns leave of a 1440-px window (hovering a cell shows all of it).
-answer_headings["answer"] = st.column_config.TextColumn("answer", help="The answer's text", width=340)
+answer_headings["answer"] = st.column_config.TextColumn("answer", help="The answer's text", width=276)
 st.dataframe(table[shown], width="stretch", column_config=answer_headings, placeholder="")
 
 if table.empty:

@@ -71,7 +71,9 @@ def test_the_per_configuration_table_shows_fewer_columns_and_the_others_one_tick
     app = answers_page(root)
     table = app.dataframe[0]
     assert list(table.proto.column_order) == [name for name in SUMMARY_COLUMNS if name not in HIDDEN]
-    assert any('"answers", "to refuse" and "right refusals" are hidden' in caption.value for caption in app.caption)
+    assert any(
+        '"answers", "should have abstained" and "right refusals" are hidden' in caption.value for caption in app.caption
+    )
     # Every column keeps a heading of its own and says in its help which library column it is.
     headings = json.loads(table.proto.columns)
     assert sorted(headings) == sorted([*SUMMARY_COLUMNS, "_index"])
