@@ -83,6 +83,9 @@ def _port() -> int:
 
 FLOOR_APP = 'import streamlit as st\n\nst.title("Overview")\n'
 """Streamlit's own floor: a page that only draws a heading, the least any first visit costs."""
+CHART_FLOOR_APP = FLOOR_APP + 'st.plotly_chart({"data": [{"type": "scatter", "x": [1, 2], "y": [1, 2]}]})\n'
+"""The floor of a first screen with a chart, printed for information: a fresh browser loads and compiles plotly.js
+(4.7 MB) for the first chart it draws, which the one-heading floor never does."""
 
 
 @contextmanager
@@ -271,26 +274,31 @@ def measure(browser: Browser, folder: Path, fresh: int) -> Verdicts:
             finally:
                 page.close()
 
-    floor_app = folder / "floor.py"
+    floor_app, chart_app = folder / "floor.py", folder / "chart_floor.py"
     floor_app.write_text(FLOOR_APP)
-    floors, colds, firsts = [], [], []
+    chart_app.write_text(CHART_FLOOR_APP)
+    floors, charts, colds, firsts = [], [], [], []
     for round_ in range(1, fresh + 1):
         # Each first visit next to its own F: the machine's speed drifts between rounds, less within one.
-        (f, f_all), (cold, cold_all), (first, first_all) = (
+        (f, f_all), (chart, _), (cold, cold_all), (first, first_all) = (
             first_visit(None, floor_app),
+            first_visit(None, chart_app),
             first_visit(folder),
             first_visit(None),
         )
         floors.append(f)
+        charts.append(chart)
         colds.append(cold)
         firsts.append(first)
         print(
-            f"round {round_}: F {f:.2f} s; big Overview, cold {cold:.2f} s = {cold / f:.2f} F; "
-            f"sample, first visit {first:.2f} s = F + {first - f:.2f} s; from the command: "
+            f"round {round_}: F {f:.2f} s; with one chart {chart:.2f} s; big Overview, cold {cold:.2f} s = "
+            f"{cold / f:.2f} F; sample, first visit {first:.2f} s = F + {first - f:.2f} s; from the command: "
             f"{f_all:.2f}, {cold_all:.2f}, {first_all:.2f} s"
         )
     floor = statistics.median(floors)
     print(f"{'F: a one-heading page, first visit on a fresh server':<76} {floor:7.2f} s  (median of {fresh})")
+    chart_extra = statistics.median(chart - f for chart, f in zip(charts, floors, strict=True))
+    print(f"{'  for information: the same page with one plotly chart':<76} F + {chart_extra:.2f} s")
     verdicts = Verdicts(floor)
     ratio = statistics.median(cold / f for cold, f in zip(colds, floors, strict=True))
     label = "big: Overview, cold (fresh server, first visit)"
