@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import compress, repeat
+from operator import and_, eq, le, not_, sub
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from contextgrid.io.files import (
     Source,
     confined,
 )
-from contextgrid.io.jsonl import json_objects
+from contextgrid.io.jsonl import flat_objects, json_objects
 
 __all__ = ["read_chunks", "read_documents"]
 
@@ -155,8 +157,91 @@ def read_chunks(
         max_ratio=max_ratio,
         within=within,
     )
+    chunks = _chunks_at_once(source, documents, warnings)
+    return _chunks_by_line(source, documents, warnings) if chunks is None else chunks
+
+
+_CHUNK_EXPECTED = 'a JSON object {"id", "doc_id", "start", "end"} per line'
+_STR, _INT, _TEXT = frozenset({str}), frozenset({int}), frozenset({str, type(None)})
+
+
+def _types(values: list[Any]) -> set[type]:
+    return set(map(type, values))
+
+
+def _chunks_at_once(
+    source: Source, documents: dict[str, str] | None, warnings: WarningLog | None
+) -> tuple[Chunk, ...] | None:
+    """The chunks of ``source`` read in one parse (:func:`~contextgrid.io.jsonl.flat_objects`) and checked over
+    whole columns by builtins; None when the file is not so plain or something is wrong, for
+    :func:`_chunks_by_line` to name the first wrong line (and report the mismatched texts before it, as it does)."""
+    values = flat_objects(source)
+    if values is None:
+        return None
+    columns: list[list[Any]] = [
+        list(map(dict.get, values, repeat(key))) for key in ("id", "doc_id", "start", "end", "text")
+    ]
+    ids, doc_ids, starts, ends, texts = columns
+    # Of the values JSON makes, each is checked to be of its exact type: only a bool is an int whose type is not int.
+    if not (
+        _types(ids) <= _STR
+        and all(ids)
+        and _types(doc_ids) <= _STR
+        and all(doc_ids)
+        and _types(starts) <= _INT
+        and _types(ends) <= _INT
+        and min(starts) >= 0
+        and all(map(le, starts, ends))
+        and len(set(ids)) == len(ids)
+    ):
+        return None
+    if documents is not None:
+        named = set(doc_ids)
+        if not (
+            _types(texts) <= _TEXT
+            and named <= documents.keys()
+            and all(isinstance(documents[doc_id], str) for doc_id in named)
+        ):
+            return None
+        bodies = list(map(documents.__getitem__, doc_ids))
+        if not all(map(le, ends, map(len, bodies))):
+            return None
+        texts, mismatched = _filled(bodies, starts, ends, texts)
+        for row in mismatched:
+            _report_mismatch(source, row + 1, ids[row], warnings)
+    elif not _types(texts) <= _STR:
+        return None
+    return Chunk.from_columns(ids, doc_ids, starts, ends, texts)
+
+
+def _filled(bodies: list[str], starts: list[int], ends: list[int], texts: list[Any]) -> tuple[list[str], list[int]]:
+    """Each chunk's text, its document's slice where it has none, and the rows whose text its document does not
+    hold."""
+    filled = (
+        [
+            body[start:end] if text is None else text
+            for body, start, end, text in zip(bodies, starts, ends, texts, strict=True)
+        ]
+        if None in texts
+        else texts
+    )
+    # Most texts are their document's own slice, compared where they lie (no copy made) before normalising
+    # whitespace; a text filled in is that slice.
+    held = map(and_, map(eq, map(len, filled), map(sub, ends, starts)), map(str.startswith, bodies, filled, starts))
+    rows = compress(range(len(filled)), map(not_, held))
+    return filled, [row for row in rows if _mismatched(filled[row], bodies[row][starts[row] : ends[row]])]
+
+
+def _mismatched(text: str, original: str) -> bool:
+    """Whether ``text`` differs from ``original`` in more than whitespace."""
+    return _BLANKS.sub(" ", text).strip() != _BLANKS.sub(" ", original).strip()
+
+
+def _chunks_by_line(source: Source, documents: dict[str, str] | None, warnings: WarningLog | None) -> tuple[Chunk, ...]:
+    """The chunks of ``source`` checked line by line, the first line that is not a chunk refused in words for it:
+    the one copy of the rules, which :func:`_chunks_at_once` checks over columns."""
     chunks: dict[str, Chunk] = {}
-    for number, line, value in json_objects(source, 'a JSON object {"id", "doc_id", "start", "end"} per line'):
+    for number, line, value in json_objects(source, _CHUNK_EXPECTED):
         chunk_id = _text_field(source, number, line, value, "id")
         doc_id = _text_field(source, number, line, value, "doc_id")
         start, end = _offset(source, number, line, value, "start"), _offset(source, number, line, value, "end")
@@ -183,7 +268,7 @@ def read_chunks(
         elif document is not None:
             # Most texts are the document's own slice: compare as is before normalising whitespace.
             original = document[start:end]
-            if text != original and _BLANKS.sub(" ", text).strip() != _BLANKS.sub(" ", original).strip():
+            if text != original and _mismatched(text, original):
                 _report_mismatch(source, number, chunk_id, warnings)
         chunks[chunk_id] = Chunk(chunk_id, Span(doc_id, start, end), text)
     return tuple(chunks.values())
@@ -199,4 +284,5 @@ def _report_mismatch(source: Source, number: int, chunk_id: str, warnings: Warni
     if warnings is not None:
         warnings.caution("read", chunk_id, message)
     else:
-        python_warnings.warn(message, UserWarning, stacklevel=3)
+        # Said of read_chunks' caller, two calls above the reader that reports it.
+        python_warnings.warn(message, UserWarning, stacklevel=4)
