@@ -109,6 +109,15 @@ class GoldSpan:
     quote: str | None = None
 
     def __post_init__(self) -> None:
+        # The common gold span passes at once, as the common span does.
+        if (
+            type(self.span) is Span
+            and type(self.grade) is int
+            and self.grade >= 0
+            and (self.quote is None or type(self.quote) is str)
+        ):
+            return
+
         def label() -> str:
             return f"GoldSpan({self.span!r}, grade={self.grade!r})"
 
@@ -130,6 +139,18 @@ class Anchor:
     grade: int = 2
 
     def __post_init__(self) -> None:
+        # The common anchor passes at once (a quote of more than whitespace), as the common span does.
+        if (
+            type(self.doc_id) is str
+            and self.doc_id
+            and type(self.quote) is str
+            and not self.quote.isspace()
+            and self.quote
+            and type(self.grade) is int
+            and self.grade >= 0
+        ):
+            return
+
         def label() -> str:
             return f"Anchor({self.doc_id!r}, {self.quote!r}, grade={self.grade!r})"
 
@@ -247,6 +268,20 @@ class EvalItem:
     unplaced: tuple[GoldSpan, ...] = ()
 
     def __post_init__(self) -> None:
+        # The common item, tuples of records of exactly their classes, passes at once, as the common span does.
+        if (
+            type(self.id) is str
+            and self.id
+            and type(self.question) is str
+            and (self.reference_answer is None or type(self.reference_answer) is str)
+            and type(self.gold) is tuple
+            and type(self.anchors) is tuple
+            and type(self.unplaced) is tuple
+            and {*map(type, self.gold), *map(type, self.unplaced)} <= {GoldSpan}
+            and {*map(type, self.anchors)} <= {Anchor}
+        ):
+            return
+
         def label() -> str:
             return f"EvalItem(id={self.id!r})"
 

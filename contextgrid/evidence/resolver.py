@@ -255,17 +255,21 @@ class SpanResolver:
     def _resolve_item(
         self, item: EvalItem, keep_partial: bool, warnings: WarningLog | None, origin: str | None
     ) -> EvalItem:
-        anchored = {(anchor.doc_id, anchor.quote) for anchor in item.anchors}
         # A gold span carrying an anchor's quote is that anchor's earlier resolution (perhaps
         # in another parse): the anchor is resolved afresh instead, so resolving is idempotent.
         # Offsets an earlier resolution could not place are checked again.
-        given = [gold for gold in (*item.gold, *item.unplaced) if (gold.span.doc_id, gold.quote) not in anchored]
+        given: list[GoldSpan] = []
+        if item.gold or item.unplaced:
+            anchored = {(anchor.doc_id, anchor.quote) for anchor in item.anchors}
+            given = [gold for gold in (*item.gold, *item.unplaced) if (gold.span.doc_id, gold.quote) not in anchored]
         checked = [self._check(gold, f"gold span {n}") for n, gold in enumerate(given, 1)]
         found = checked + [
             self._locate(anchor.doc_id, anchor.quote, anchor.grade, f"anchor {n}")
             for n, anchor in enumerate(item.anchors, 1)
         ]
-        spans = tuple(dict.fromkeys(f.gold for f in found if f.gold is not None))
+        golds = [f.gold for f in found if f.gold is not None]
+        # One span is distinct as it is: only several are hashed (each its span and quote) to drop repeats.
+        spans = tuple(dict.fromkeys(golds)) if len(golds) > 1 else tuple(golds)
         reasons = [f.reason for f in found if f.reason is not None]
         dropped = bool(reasons) and not keep_partial
         final = () if dropped else spans
@@ -273,25 +277,28 @@ class SpanResolver:
         # of an unresolved item) is kept as an anchor: the item stays answerable, as the spec's Note
         # on is_answerable has it, and resolving the result again gives the same result. A quote
         # that some returned gold span still carries needs no anchor (which would replace that span).
-        carried = {(gold.span.doc_id, gold.quote) for gold in final}
-        kept = tuple(
-            dict.fromkeys(
-                Anchor(gold.span.doc_id, gold.quote, gold.grade)
-                for gold, result in zip(given, checked, strict=True)
-                if (result.gold is None or dropped)
-                and gold.quote
-                and gold.quote.strip()
-                and (gold.span.doc_id, gold.quote) not in carried
+        kept: tuple[Anchor, ...] = ()
+        unplaced: tuple[GoldSpan, ...] = ()
+        if given:
+            carried = {(gold.span.doc_id, gold.quote) for gold in final}
+            kept = tuple(
+                dict.fromkeys(
+                    Anchor(gold.span.doc_id, gold.quote, gold.grade)
+                    for gold, result in zip(given, checked, strict=True)
+                    if (result.gold is None or dropped)
+                    and gold.quote
+                    and gold.quote.strip()
+                    and (gold.span.doc_id, gold.quote) not in carried
+                )
             )
-        )
-        # Offsets alone that do not end up as gold are kept apart, so the item stays answerable (unresolved).
-        unplaced = tuple(
-            dict.fromkeys(
-                gold
-                for gold, result in zip(given, checked, strict=True)
-                if (result.gold is None or dropped) and not (gold.quote and gold.quote.strip())
+            # Offsets alone that do not end up as gold are kept apart, so the item stays answerable (unresolved).
+            unplaced = tuple(
+                dict.fromkeys(
+                    gold
+                    for gold, result in zip(given, checked, strict=True)
+                    if (result.gold is None or dropped) and not (gold.quote and gold.quote.strip())
+                )
             )
-        )
         where = "" if origin is None else f"{origin}: "
         if warnings is not None:
             for note in (f.note for f in found if f.note is not None):
@@ -309,7 +316,10 @@ class SpanResolver:
                     item.id,
                     f"{where}not resolved, so it has no gold evidence in this parse: " + "; ".join(reasons),
                 )
-        return replace(item, gold=final, anchors=item.anchors + kept, unplaced=unplaced)
+        if type(item) is not EvalItem:
+            return replace(item, gold=final, anchors=item.anchors + kept, unplaced=unplaced)
+        # The common item made directly: replace() looks its fields up again for every item.
+        return EvalItem(item.id, item.question, final, item.anchors + kept, item.reference_answer, unplaced)
 
     def resolve(
         self,
