@@ -171,6 +171,11 @@ _ESCAPE_U = re.compile(rb"\\u")
 it three times faster than ``in``."""
 
 
+_BLOCK = 1 << 24
+"""How many bytes of lines :func:`flat_objects` parses in one call (and the rest of the line it stops in): a block is
+copied three times on its way to the parser, a whole file would be."""
+
+
 def flat_objects(source: Source) -> list[dict[str, Any]] | None:
     """The objects :func:`json_objects` yields, in order, when each line is one JSON object from its first
     character that holds no object or list (and no line is blank, so line ``n`` holds the ``n``-th): the whole
@@ -190,21 +195,28 @@ def flat_objects(source: Source) -> list[dict[str, Any]] | None:
     True
     """
     data = source.data
-    # The last line's end ends no line after it: the search and the array stop before it (without a copy made).
+    # The last line's end ends no line after it: the search and the parse stop before it.
     end = len(data) - data.endswith(b"\n")
     # A JSON string holds no line end, so each line starts outside one: with every line led by a brace and no
     # object holding another, each of those braces opens an object that closes before the next line's opens, and
     # as many values as lines leaves nothing else on a line but blanks.
     if not data.startswith(b"{") or _UNLED_LINE.search(data, 0, end):
         return None
-    joined = memoryview(data.replace(b"\n", b",\n"))
-    joined = joined[: len(joined) - 2 * (len(data) - end)]
-    try:
-        values: list[dict[str, Any]] = _DECODER.decode(b"".join((b"[", joined, b"]")).decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
-    if len(values) != len(joined) - end + 1 or set(map(type, values)) != {dict}:
-        return None
+    values: list[dict[str, Any]] = []
+    start = 0
+    while start < end:
+        # A block of whole lines at a time, so that what is copied on the way to the parser stays small.
+        stop = data.find(b"\n", start + _BLOCK, end)
+        block = data[start : end if stop < 0 else stop]
+        replaced = block.replace(b"\n", b",\n")
+        try:
+            parsed = _DECODER.decode(b"".join((b"[", replaced, b"]")).decode("utf-8"))
+        except (ValueError, RecursionError):
+            return None
+        if len(parsed) != len(replaced) - len(block) + 1 or set(map(type, parsed)) != {dict}:
+            return None
+        values += parsed
+        start += len(block) + 1
     if not {dict, list}.isdisjoint(map(type, chain.from_iterable(map(dict.values, values)))):
         return None
     # Only a file with an escape can hold a surrogate: the common file is not walked.
