@@ -178,8 +178,8 @@ copied three times on its way to the parser, a whole file would be."""
 
 def flat_objects(source: Source) -> list[dict[str, Any]] | None:
     """The objects :func:`json_objects` yields, in order, when each line is one JSON object from its first
-    character that holds no object or list (and no line is blank, so line ``n`` holds the ``n``-th): the whole
-    file parsed in one call, which shares the keys' strings among the lines and makes no call per line. None when
+    character that holds no object or list (and no line is blank, so line ``n`` holds the ``n``-th): 16 MiB of
+    lines parsed in one call, which shares the keys' strings among the lines and makes no call per line. None when
     any line is otherwise, for :func:`json_objects` to read line by line and refuse what it refuses.
 
     Examples
