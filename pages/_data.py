@@ -657,7 +657,7 @@ def waste_summary(at: Snapshot, k: int) -> pd.DataFrame:
     """``configuration_waste``: recall@k beside the character-level means, one row per configuration."""
     from contextgrid.workspace.waste import configuration_waste
 
-    return configuration_waste(at.workspace, k, table=waste_table(at, k))
+    return configuration_waste(at.workspace, k, table=waste_table(at, k), scores=grid(at))
 
 
 @cached(max_entries=16)
@@ -738,15 +738,16 @@ def question_waste(at: Snapshot, question: str, configs: tuple[str, ...], k: int
 
 @cached(max_entries=8)
 def summary(at: Snapshot, config: str, k: int, baseline: str) -> ConfigurationSummary:
-    """The report's first screen on ``config`` at ``k``, against the best and ``baseline``; with the evidence,
-    from the waste table and the budget verdict and curves the other views keep (not measured again)."""
+    """The report's first screen on ``config`` at ``k``, against the best and ``baseline``: from the grid and, with
+    the evidence, the waste table and the budget verdict and curves the other views keep (not measured again)."""
     if missing_evidence(at):
-        return configuration_summary(at.workspace, config, k=k, baseline=baseline)
+        return configuration_summary(at.workspace, config, k=k, baseline=baseline, scores=grid(at))
     return configuration_summary(
         at.workspace,
         config,
         k=k,
         baseline=baseline,
+        scores=grid(at),
         waste=waste_table(at, k),
         budget_verdict=budget_verdict(at),
         budget_means=budget_means(at),
@@ -756,12 +757,28 @@ def summary(at: Snapshot, config: str, k: int, baseline: str) -> ConfigurationSu
 @cached(max_entries=4)
 def report(at: Snapshot, config: str, k: int, baseline: str) -> str:
     """The HTML report on ``config``: its summary against ``baseline``, the waste views at ``k``, its worst
-    questions; built on the summary and the waste table kept for the page."""
+    questions; built on the summary, the waste table, the causes and the figures kept for the pages (building
+    those again cost the report's first view half a second at 50 x 10,000)."""
     from contextgrid.render.report import build_report
 
-    waste = None if missing_evidence(at) else waste_table(at, k)
+    kept = summary(at, config, k, baseline)
+    if missing_evidence(at):
+        return build_report(at.workspace, config, k=k, baseline=baseline, summary=kept)
+    figures = {
+        "budget": budget_figure(at),
+        "precision-recall": precision_recall_figure(at, k),
+        "characters": characters_figure(at, k),
+        "ranks": rank_figure(at, config, k),
+    }
     return build_report(
-        at.workspace, config, k=k, baseline=baseline, summary=summary(at, config, k, baseline), waste=waste
+        at.workspace,
+        config,
+        k=k,
+        baseline=baseline,
+        summary=kept,
+        waste=waste_table(at, k),
+        causes=configuration_causes(at, config, k),
+        figures=figures,
     )
 
 

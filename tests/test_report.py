@@ -11,17 +11,21 @@ import corpora
 import pytest
 
 import contextgrid as cg
+from contextgrid.analysis.budget import budget_frontier
 from contextgrid.cli.commands import add_limit_options
 from contextgrid.cli.report import COMMAND as REPORT
 from contextgrid.core.errors import ContextGridError, OutputExistsError
+from contextgrid.evidence.run_waste import character_boxes, retrieved_table
 from contextgrid.evidence.waste import measure_waste
 from contextgrid.metrics import BUILTIN_METRICS, DEFAULT_KS
+from contextgrid.render.budget_figures import budget_plot
 from contextgrid.render.report import DRAWN, build_report
+from contextgrid.render.waste_figures import characters_plot, precision_recall_plot, rank_heatmap
 from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes
 from contextgrid.workspace.summary import configuration_summary
 from contextgrid.workspace.sweep import sweep, sweep_grid
-from contextgrid.workspace.waste import workspace_waste
+from contextgrid.workspace.waste import configuration_waste, workspace_waste
 
 HOSTILE = '<script>window.__pwned = 1</script> & "quotes"'
 DOCUMENTS = {
@@ -131,6 +135,21 @@ def test_a_report_built_on_what_the_caller_holds_is_the_same_file(workspace: cg.
     page = build_report(workspace, config, k=3, baseline=baseline)
     assert build_report(workspace, config, k=3, baseline=baseline, summary=summary, waste=waste) == page
     assert build_report(workspace, config, k=3, baseline=baseline, waste=waste) == page
+    # The figures and the causes the dashboard's other views already hold, built as those views build them.
+    means, params = curves.means(), workspace.params_by_config()
+    items = [item.id for item in workspace.resolved[0] if item.is_resolved]
+    retrieved = retrieved_table(workspace.gold, workspace.run(config), workspace.chunking_gold(config), 3)
+    figures = {
+        "budget": budget_plot(means, budget_frontier(means), params),
+        "precision-recall": precision_recall_plot(configuration_waste(workspace, 3, table=waste), 3, params),
+        "characters": characters_plot(character_boxes(waste), points=waste),
+        "ranks": rank_heatmap(retrieved, 3, questions=items, config=config),
+    }
+    causes = failure_causes(workspace, k=3, configs=[config], others=workspace.names)
+    held = {"summary": summary, "waste": waste, "causes": causes, "figures": figures}
+    assert build_report(workspace, config, k=3, baseline=baseline, **held) == page
+    with pytest.raises(ContextGridError, match=r"The 'figures' parameter of build_report .* Got 'grid' instead"):
+        build_report(workspace, config, k=3, baseline=baseline, figures={"grid": figures["ranks"]})
     # A summary of another cut-off, baseline, metric or configuration is refused.
     for wrong in (
         lambda: build_report(workspace, config, k=2, baseline=baseline, summary=summary),

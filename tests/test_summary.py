@@ -88,6 +88,20 @@ def test_one_configuration_in_every_role_and_another_baseline_and_metric(scored:
     assert list(by_map.headline.columns) == ["role", "map@3", "recall@3", "mrr@3", "ndcg@3"]
 
 
+def test_a_summary_on_scores_at_hand_is_the_one_it_scores(scored: cg.Workspace) -> None:
+    kept = scored.evaluate().to_dataframe()
+    for config, k, metric in (("also", 1, "recall"), ("base", 3, "map")):
+        given = configuration_summary(scored, config, k=k, metric=metric, scores=kept.iloc[::-1])
+        summary = configuration_summary(scored, config, k=k, metric=metric)
+        # The best is still the first of equals in manifest order, whatever order the scores come in.
+        pd.testing.assert_frame_equal(given.headline, summary.headline, check_exact=True)
+        assert (given.best, given.verdict()) == (summary.best, summary.verdict())
+    with pytest.raises(ContextGridError, match=r"The 'scores' parameter .* Got \['ndcg@1'\]"):
+        configuration_summary(scored, "also", k=1, scores=kept.drop(columns="ndcg@1"))
+    with pytest.raises(ContextGridError, match=r"The 'scores' parameter .* Got \['base'\]"):
+        configuration_summary(scored, "also", k=1, scores=kept.drop(index="base"))
+
+
 def test_bad_arguments_are_refused_by_name(scored: cg.Workspace) -> None:
     with pytest.raises(ContextGridError, match="no configuration named 'nope'"):
         configuration_summary(scored, "nope")

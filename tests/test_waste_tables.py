@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -328,6 +329,19 @@ def test_the_waste_of_some_configurations_is_their_rows_of_every_configuration_s
         workspace_waste(swept, 3, configs=["nope"])
     with pytest.raises(ContextGridError, match="The 'configs' parameter of configuration_waste must be a non-empty"):
         configuration_waste(swept, 3, configs=[])
+
+
+def test_the_waste_summary_on_scores_at_hand_is_the_one_it_scores(swept: cg.Workspace) -> None:
+    # The grid the dashboard keeps (every metric at every k, 20 deep) gives recall@3 to the last bit.
+    kept = swept.evaluate().to_dataframe()
+    table = workspace_waste(swept, 3)
+    pd.testing.assert_frame_equal(
+        configuration_waste(swept, 3, table=table, scores=kept), configuration_waste(swept, 3), check_exact=True
+    )
+    with pytest.raises(ContextGridError, match=r"The 'scores' parameter of configuration_waste must be .*'recall@3'"):
+        configuration_waste(swept, 3, table=table, scores=kept.drop(columns="recall@3"))
+    with pytest.raises(ContextGridError, match=re.escape(f"every configuration measured. Got [{swept.names[0]!r}]")):
+        configuration_waste(swept, 3, table=table, scores=kept.iloc[1:])
 
 
 def test_evidence_of_rows_cut_from_deeper_ones_is_the_evidence_at_that_k() -> None:

@@ -12,6 +12,7 @@ report from the command line (:func:`configure_report`, :func:`run_report`).
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from contextgrid.core.checks import check_k
@@ -21,6 +22,7 @@ from contextgrid.metrics.base import BUILTIN_METRICS, DEFAULT_K, DEFAULT_KS
 if TYPE_CHECKING:
     import pandas as pd
 
+    from contextgrid.data.records import Chunk
     from contextgrid.workspace.model import Workspace
     from contextgrid.workspace.summary import ConfigurationSummary
 
@@ -28,6 +30,7 @@ __all__ = [
     "CAUSE_WORDS",
     "DOCUMENTS_DRAWN",
     "DRAWN",
+    "FIGURES",
     "WORST",
     "build_report",
     "plotly_js",
@@ -41,6 +44,9 @@ DRAWN = 3
 
 DOCUMENTS_DRAWN = 3
 """The documents drawn for each of them: those of its gold first, then those its top k came from."""
+
+FIGURES = ("budget", "precision-recall", "characters", "ranks")
+"""The figures of a report a caller may hand :func:`build_report` already built (its ``figures``)."""
 
 CAUSE_WORDS: dict[str, str] = {
     "hit": "found",
@@ -176,16 +182,17 @@ def _legend() -> str:
     return f'{document_style()}<div class="cg-doc"><dl class="legend">{samples}{edges}{gap}</dl></div>'
 
 
-def _drawn_question(workspace: Workspace, config: str, k: int, question: str, cause: pd.Series) -> list[str]:
+def _drawn_question(
+    workspace: Workspace, config: str, k: int, question: str, cause: pd.Series, by_id: Mapping[str, Chunk]
+) -> list[str]:
     """A failing question: its text, why it failed, and the documents of its gold and of its top ``k`` drawn
-    with both (gold documents first, at most :data:`DOCUMENTS_DRAWN`)."""
+    with both (gold documents first, at most :data:`DOCUMENTS_DRAWN`); ``by_id`` is ``config``'s chunks by id."""
     from contextgrid.analysis.causes import explain_cause
     from contextgrid.analysis.questions import first_relevant_chunk
     from contextgrid.render.document import document_html
 
     items, _ = workspace.resolved
     item = next(entry for entry in items if entry.id == question)
-    by_id = {chunk.id: chunk for chunk in workspace.chunks(config)}
     ranked = workspace.run(config).get(question, ())
     chunks = [(rank, by_id[chunk].span) for rank, chunk in enumerate(ranked[:k], 1)]
     gold = [entry.span for entry in item.gold if entry.grade > 0]
@@ -233,9 +240,9 @@ def _headline_table(summary: ConfigurationSummary) -> str:
     return _table(frame)
 
 
-def _summary(summary: ConfigurationSummary, params: dict[str, dict[str, object]]) -> list[str]:
-    """The report's first screen: the verdict at an equal context budget and its curves, then where the
-    configuration stands, its waste, where its questions fail."""
+def _summary(summary: ConfigurationSummary, params: dict[str, dict[str, object]], budget_figure: Any) -> list[str]:
+    """The report's first screen: the verdict at an equal context budget and its curves (``budget_figure``, when
+    the caller holds it), then where the configuration stands, its waste, where its questions fail."""
     from contextgrid.analysis.budget import budget_frontier
     from contextgrid.render.budget_figures import budget_plot
     from contextgrid.render.cause_figures import cause_bars
@@ -244,10 +251,8 @@ def _summary(summary: ConfigurationSummary, params: dict[str, dict[str, object]]
     budget = summary.budget()
     if budget is not None and summary.budget_means is not None:
         means = summary.budget_means
-        parts += [
-            f'<p class="lead">{html.escape(budget)}</p>',
-            _figure(budget_plot(means, budget_frontier(means), params), "budget"),
-        ]
+        drawn = budget_plot(means, budget_frontier(means), params) if budget_figure is None else budget_figure
+        parts += [f'<p class="lead">{html.escape(budget)}</p>', _figure(drawn, "budget")]
     parts += [
         f'<p class="lead">{html.escape(summary.verdict())}</p>',
         _headline_table(summary),
@@ -288,6 +293,8 @@ def build_report(
     baseline: str | None = None,
     summary: ConfigurationSummary | None = None,
     waste: pd.DataFrame | None = None,
+    causes: pd.DataFrame | None = None,
+    figures: Mapping[str, Any] | None = None,
 ) -> str:
     """One self-contained HTML file about configuration ``config`` of ``workspace``.
 
@@ -306,7 +313,15 @@ def build_report(
     ``summary`` (:func:`~contextgrid.workspace.summary.configuration_summary`'s, of ``config`` at ``k`` on
     ``metric`` against ``baseline``) and ``waste`` (:func:`~contextgrid.workspace.waste.workspace_waste`'s table
     at ``k``) are what a caller already holds, measured again when not given; a summary of another
-    configuration, cut-off, metric or baseline is refused.
+    configuration, cut-off, metric or baseline is refused. So are ``causes``
+    (:func:`~contextgrid.workspace.causes.failure_causes`' rows of ``config`` at ``k``, with every configuration
+    as ``others``) and ``figures``, the figures the report draws that a caller has already built, by name (a
+    subset of :data:`FIGURES`): ``"budget"`` (``budget_plot`` of the summary's budget means, their frontier and
+    the workspace's parameters), ``"precision-recall"`` (``precision_recall_plot`` of ``configuration_waste``'s
+    table of ``waste``), ``"characters"`` (``characters_plot`` of ``character_boxes(waste)``, with the points
+    when there are at most ``POINTS_DRAWN`` rows) and ``"ranks"`` (``rank_heatmap`` of ``config``'s
+    ``retrieved_table`` at ``k``, over the resolved questions). Each is drawn as given: the same file as when
+    the report builds it, without building it again.
 
     Examples
     --------
@@ -347,6 +362,10 @@ def build_report(
             f"the summary of {config!r} at k = {cutoff} on {metric!r} against the baseline",
             summary,
         )
+    kept = dict(figures or {})
+    unknown = [key for key in kept if key not in FIGURES]
+    if unknown:
+        raise parameter_error(function, "figures", f"figures named among {list(FIGURES)}", unknown[0])
     settings = workspace.config(config)
     name = html.escape(config)
     missing = workspace.missing_evidence()
@@ -367,10 +386,9 @@ def build_report(
             + ", ".join(f"{html.escape(key)} = {html.escape(str(value))}" for key, value in settings.params.items())
             + "</p>"
         )
-    parts += _summary(summary, workspace.params_by_config())
-    causes = None
+    parts += _summary(summary, workspace.params_by_config(), kept.get("budget"))
     if missing:
-        waste = None
+        waste = causes = None
         parts.append(
             f'<p class="note">No context-waste views: the workspace has no {html.escape(", no ".join(missing))}. '
             "They need documents, questions and chunks in the workspace.</p>"
@@ -378,8 +396,10 @@ def build_report(
     else:
         if waste is None:
             waste = workspace_waste(workspace, cutoff)
-        # Its rows, with every other configuration's hits: "no other configuration gets it right" must be true.
-        causes = failure_causes(workspace, k=cutoff, configs=[config], others=workspace.names).set_index("question")
+        if causes is None:
+            # Its rows, with every other configuration's hits: "no other configuration gets it right" must be true.
+            causes = failure_causes(workspace, k=cutoff, configs=[config], others=workspace.names)
+        causes = causes.set_index("question")
     worst = _worst_questions(workspace, config, cutoff, waste, causes)
     if causes is not None:
         parts += [
@@ -392,17 +412,25 @@ def build_report(
         parts.append(f"<h2>Questions with the lowest recall@{cutoff}</h2>")
     parts.append(_table(worst, text=("asked", "why it fails")) if len(worst) else "<p>No question fails.</p>")
     if waste is not None:
-        overview = configuration_waste(workspace, cutoff, table=waste)
-        # The workspace's merged gold and its layout of the chunking, which the waste table was measured on.
-        retrieved = retrieved_table(workspace.gold, workspace.run(config), workspace.chunking_gold(config), cutoff)
-        figures = {
-            "precision-recall": precision_recall_plot(overview, cutoff, workspace.params_by_config()),
-            "characters": characters_plot(character_boxes(waste), points=waste if len(waste) <= POINTS_DRAWN else None),
-            "ranks": rank_heatmap(retrieved, cutoff, questions=list(waste.loc[config].index), config=config),
+        table = waste
+
+        def ranks() -> Any:
+            # The workspace's merged gold and its layout of the chunking, which the waste table was measured on.
+            retrieved = retrieved_table(workspace.gold, workspace.run(config), workspace.chunking_gold(config), cutoff)
+            return rank_heatmap(retrieved, cutoff, questions=list(table.loc[config].index), config=config)
+
+        build = {
+            "precision-recall": lambda: precision_recall_plot(
+                configuration_waste(workspace, cutoff, table=table), cutoff, workspace.params_by_config()
+            ),
+            "characters": lambda: characters_plot(
+                character_boxes(table), points=table if len(table) <= POINTS_DRAWN else None
+            ),
+            "ranks": ranks,
         }
         parts += [
             "<details><summary>Context waste: every configuration's evidence against what it sends</summary>",
-            *(_figure(figure, key) for key, figure in figures.items()),
+            *(_figure(kept[key] if key in kept else made(), key) for key, made in build.items()),
             "</details>",
         ]
     parts += [
@@ -418,8 +446,9 @@ def build_report(
             "<p>How to read the documents:</p>",
             _legend(),
         ]
+        by_id = {chunk.id: chunk for chunk in workspace.chunks(config)}  # once, for every question drawn
         for question in drawn:
-            parts += _drawn_question(workspace, config, cutoff, question, causes.loc[[question]].iloc[0])
+            parts += _drawn_question(workspace, config, cutoff, question, causes.loc[[question]].iloc[0], by_id)
         parts.append("</details>")
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -398,38 +398,39 @@ def precision_recall_plot(
     given = params or {}
     drawn, channels = marks(names, given)
     by_parameters = bool(channels) and len(drawn) > _NAMED_LEGEND
-    figure = go.Figure()
-    sizes = _nested_sizes(summary[label].to_numpy(dtype=float), summary["character_precision"].to_numpy(dtype=float))
+    recall = summary[label].to_numpy(dtype=float)
+    precision = summary["character_precision"].to_numpy(dtype=float)
+    share, sent = summary["share_gold"].to_numpy(dtype=float), summary["retrieved_total"].to_numpy(dtype=float)
+    sizes = _nested_sizes(recall, precision)
     # The biggest first, so that a smaller mark on the same place is drawn over it; the legend keeps the order.
     order = sorted(range(len(names)), key=lambda place: -sizes[place])
-    for place in order:
-        name, row = names[place], summary.iloc[place]
-        if name not in drawn:
-            continue
-        figure.add_trace(
-            go.Scatter(
-                x=[row[label]],
-                y=[row["character_precision"]],
-                mode="markers",
-                name=plot_text(name),
-                legendrank=place,
-                marker={
-                    "size": sizes[place],
-                    "color": drawn[name].colour,
-                    "symbol": drawn[name].symbol,
-                    "line": {"color": "#ffffff", "width": 1},
-                },
-                showlegend=not by_parameters,
-                customdata=[[row["share_gold"], row["retrieved_total"]]],
-                hovertemplate=f"{plot_text(name)}<br>"
-                + plot_text(label)
-                + " %{x:.3f}<br>mean character precision %{y:.1%}<br>"
-                "gold share of all characters sent %{customdata[0]:.1%}<br>"
-                "characters per question %{customdata[1]:,.0f}<extra></extra>",
-            )
-        )
-    if by_parameters:
-        figure.add_traces(legend_key(channels, drawn, given))
+    # Every trace given to the figure at once, as plain values: each added on its own was validated twice.
+    points = [
+        {
+            "type": "scatter",
+            "x": [recall[place]],
+            "y": [precision[place]],
+            "mode": "markers",
+            "name": plot_text(name),
+            "legendrank": place,
+            "marker": {
+                "size": sizes[place],
+                "color": drawn[name].colour,
+                "symbol": drawn[name].symbol,
+                "line": {"color": "#ffffff", "width": 1},
+            },
+            "showlegend": not by_parameters,
+            "customdata": [[share[place], sent[place]]],
+            "hovertemplate": f"{plot_text(name)}<br>"
+            + plot_text(label)
+            + " %{x:.3f}<br>mean character precision %{y:.1%}<br>"
+            "gold share of all characters sent %{customdata[0]:.1%}<br>"
+            "characters per question %{customdata[1]:,.0f}<extra></extra>",
+        }
+        for place in order
+        if (name := names[place]) in drawn
+    ]
+    figure = go.Figure(data=[*points, *(legend_key(channels, drawn, given) if by_parameters else [])])
     title, top = heading(f"{plot_text(label)} against character precision", "how much of what came back is the answer")
     # Below the plot: beside it, a legend of long names left the plot a narrow strip (and the camera button's
     # PNG a narrow plot beside a tall legend).

@@ -188,6 +188,7 @@ def configuration_summary(
     waste: pd.DataFrame | None = None,
     budget_verdict: BudgetVerdict | None = None,
     budget_means: pd.DataFrame | None = None,
+    scores: pd.DataFrame | None = None,
 ) -> ConfigurationSummary:
     """The summary of configuration ``config`` of ``workspace`` at cut-off ``k``.
 
@@ -209,6 +210,11 @@ def configuration_summary(
     budget_verdict, budget_means : keyword-only
         The verdict and the means of the workspace's :func:`~contextgrid.workspace.budget.budget_curves`
         (``curves.verdict()``, ``curves.means()``), when already at hand: both or neither.
+    scores : pandas.DataFrame, keyword-only
+        The workspace's scores (``workspace.evaluate(...).to_dataframe()``, a row for every configuration, at
+        ``ks`` that hold ``k`` and ``metrics`` that hold ``metric`` and :data:`HEADLINE_METRICS`), when already
+        at hand: taken as they are, the same numbers (a score at k reads the first k ranks whatever the depth
+        scored), rather than every configuration scored again.
 
     Each paired test is a permutation test (10,000 sign flips, seed 0) of ``config`` against one other
     configuration on the questions both score, with its own interval (the shifts the same sign flips do not
@@ -240,19 +246,30 @@ def configuration_summary(
         raise parameter_error(function, "budget_verdict", "given with budget_means, or both left out", budget_verdict)
     label = f"{metric}@{cutoff}"
     metrics = list(dict.fromkeys([metric, *HEADLINE_METRICS]))
-    grid = workspace.evaluate(ks=[cutoff], metrics=metrics).to_dataframe()
+    labels = [f"{name}@{cutoff}" for name in metrics]
+    if scores is None:
+        grid = workspace.evaluate(ks=[cutoff], metrics=metrics).to_dataframe()
+    else:
+        lacking = [name for name in labels if name not in scores.columns]
+        lacking += [name for name in workspace.names if name not in scores.index]
+        if lacking:
+            raise parameter_error(
+                function, "scores", "the workspace's scores, with every configuration and headline metric", lacking
+            )
+        # In manifest order, as scored: the first of equals is the best.
+        grid = scores.loc[list(workspace.names), labels]
     ranking = grid[label]
     best = str(ranking.index[int(ranking.to_numpy().argmax())])
     names = list(dict.fromkeys([config, best, base]))
     roles: dict[str, list[str]] = {name: [] for name in names}
     for role, name in (("chosen", config), ("best", best), ("baseline", base)):
         roles[name].append(role)
-    headline = grid.loc[names, [f"{name}@{cutoff}" for name in metrics]]
+    headline = grid.loc[names, labels]
     missing = workspace.missing_evidence(names)
     causes = verdict = means = None
     if not missing:
         # Only the headline's configurations: the mean waste of each is the same whichever others are measured.
-        measured = configuration_waste(workspace, cutoff, table=waste, configs=names)
+        measured = configuration_waste(workspace, cutoff, table=waste, configs=names, scores=grid)
         headline = pd.concat([headline, measured[["character_recall", "share_gold", "retrieved_total"]]], axis=1)
         causes = cause_counts(failure_causes_only(workspace, k=cutoff, configs=names))
     if not workspace.missing_evidence():

@@ -73,7 +73,12 @@ def workspace_waste(workspace: Workspace, k: int, *, configs: Sequence[str] | No
 
 
 def configuration_waste(
-    workspace: Workspace, k: int, *, table: pd.DataFrame | None = None, configs: Sequence[str] | None = None
+    workspace: Workspace,
+    k: int,
+    *,
+    table: pd.DataFrame | None = None,
+    configs: Sequence[str] | None = None,
+    scores: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per configuration: chunk-level ``recall@k`` beside the character-level picture at ``k``.
 
@@ -87,6 +92,22 @@ def configuration_waste(
     ``table`` is :func:`workspace_waste`'s result, when already at hand.
     ``configs`` keeps those configurations only, in that order (default: every one of ``table``, else of the
     workspace); each row is the same whichever others are measured beside it.
+    ``scores`` is the workspace's scores (``workspace.evaluate(...).to_dataframe()``, at any ``ks`` that hold
+    ``k``), when already at hand: its ``recall@k`` column is taken as it is, the same numbers (a score at k
+    reads the first k ranks whatever the depth scored), without scoring every configuration again.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> workspace = load_workspace(SAMPLE)
+    >>> names = ["bm25-recursive-200-0"]
+    >>> frame = configuration_waste(workspace, 5, configs=names)
+    >>> list(frame.columns[:2]), list(frame.index)
+    (['recall@5', 'character_recall'], ['bm25-recursive-200-0'])
+    >>> kept = workspace.evaluate().to_dataframe()
+    >>> configuration_waste(workspace, 5, configs=names, scores=kept).equals(frame)
+    True
     """
     import pandas as pd
 
@@ -97,8 +118,15 @@ def configuration_waste(
     elif names is not None:
         table = table.loc[list(names)]
     label = f"recall@{cutoff}"
-    scores = workspace.evaluate(ks=[cutoff], metrics=["recall"]).to_dataframe()
-    means = table.groupby(level="config", sort=False)[
+    given = scores is not None
+    if scores is None:
+        scores = workspace.evaluate(ks=[cutoff], metrics=["recall"]).to_dataframe()
+    elif label not in scores.columns:
+        raise parameter_error(
+            "configuration_waste", "scores", f"the workspace's scores, with a {label!r} column", list(scores.columns)
+        )
+    grouped = table.groupby(level="config", sort=False)
+    means = grouped[
         [
             "character_recall",
             "character_precision",
@@ -111,8 +139,11 @@ def configuration_waste(
             "repeated",
         ]
     ].mean()
-    sums = table.groupby(level="config", sort=False)[["gold_retrieved", "retrieved_total"]].sum()
+    sums = grouped[["gold_retrieved", "retrieved_total"]].sum()
     share = sums["gold_retrieved"] / sums["retrieved_total"].where(sums["retrieved_total"] > 0)
+    lacking = [name for name in means.index if name not in scores.index] if given else []
+    if lacking:
+        raise parameter_error("configuration_waste", "scores", "the scores of every configuration measured", lacking)
     frame = pd.concat([scores[[label]].reindex(means.index), means, share.rename("share_gold")], axis=1)
     frame.index.name = "config"
     return frame if names is None else frame.loc[list(names)]
