@@ -150,6 +150,9 @@ def test_a_report_built_on_what_the_caller_holds_is_the_same_file(workspace: cg.
     assert build_report(workspace, config, k=3, baseline=baseline, **held) == page
     with pytest.raises(ContextGridError, match=r"The 'figures' parameter of build_report .* Got 'grid' instead"):
         build_report(workspace, config, k=3, baseline=baseline, figures={"grid": figures["ranks"]})
+    others = failure_causes(workspace, k=3, configs=[baseline], others=workspace.names)
+    with pytest.raises(ContextGridError, match="The 'causes' parameter of build_report must be failure_causes' rows"):
+        build_report(workspace, config, k=3, baseline=baseline, causes=others)
     # A summary of another cut-off, baseline, metric or configuration is refused.
     for wrong in (
         lambda: build_report(workspace, config, k=2, baseline=baseline, summary=summary),

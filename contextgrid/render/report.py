@@ -313,15 +313,16 @@ def build_report(
     ``summary`` (:func:`~contextgrid.workspace.summary.configuration_summary`'s, of ``config`` at ``k`` on
     ``metric`` against ``baseline``) and ``waste`` (:func:`~contextgrid.workspace.waste.workspace_waste`'s table
     at ``k``) are what a caller already holds, measured again when not given; a summary of another
-    configuration, cut-off, metric or baseline is refused. So are ``causes``
+    configuration, cut-off, metric or baseline is refused. ``causes``
     (:func:`~contextgrid.workspace.causes.failure_causes`' rows of ``config`` at ``k``, with every configuration
-    as ``others``) and ``figures``, the figures the report draws that a caller has already built, by name (a
-    subset of :data:`FIGURES`): ``"budget"`` (``budget_plot`` of the summary's budget means, their frontier and
-    the workspace's parameters), ``"precision-recall"`` (``precision_recall_plot`` of ``configuration_waste``'s
-    table of ``waste``), ``"characters"`` (``characters_plot`` of ``character_boxes(waste)``, with the points
-    when there are at most ``POINTS_DRAWN`` rows) and ``"ranks"`` (``rank_heatmap`` of ``config``'s
-    ``retrieved_table`` at ``k``, over the resolved questions). Each is drawn as given: the same file as when
-    the report builds it, without building it again.
+    as ``others``) and ``figures`` (the figures the report draws that a caller has already built, by name, a
+    subset of :data:`FIGURES`) are held alike, built when not given: ``"budget"`` (``budget_plot`` of the
+    summary's budget means, their frontier and the workspace's parameters), ``"precision-recall"``
+    (``precision_recall_plot`` of ``configuration_waste``'s table of ``waste``), ``"characters"``
+    (``characters_plot`` of ``character_boxes(waste)``, with the points when there are at most ``POINTS_DRAWN``
+    rows) and ``"ranks"`` (``rank_heatmap`` of ``config``'s ``retrieved_table`` at ``k``, over the resolved
+    questions). Each is drawn as given: the same file as when the report builds it. Causes of another
+    configuration are refused.
 
     Examples
     --------
@@ -399,6 +400,10 @@ def build_report(
         if causes is None:
             # Its rows, with every other configuration's hits: "no other configuration gets it right" must be true.
             causes = failure_causes(workspace, k=cutoff, configs=[config], others=workspace.names)
+        elif not causes["config"].eq(config).all():
+            raise parameter_error(
+                function, "causes", f"failure_causes' rows of {config!r}", causes["config"].unique().tolist()
+            )
         causes = causes.set_index("question")
     worst = _worst_questions(workspace, config, cutoff, waste, causes)
     if causes is not None:
