@@ -768,8 +768,11 @@ def report(at: Snapshot, config: str, k: int, baseline: str) -> str:
         "budget": budget_figure(at),
         "precision-recall": precision_recall_figure(at, k),
         "characters": characters_figure(at, k),
-        "ranks": rank_figure(at, config, k),
     }
+    # The page draws the ranks of every resolved question, the report of those with gold graded above 0: the
+    # page's figure is the report's when they are the same questions.
+    if list(resolved_items(at)) == list(at.workspace.gold.ids):
+        figures["ranks"] = rank_figure(at, config, k)
     return build_report(
         at.workspace,
         config,

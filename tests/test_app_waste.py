@@ -15,6 +15,7 @@ import contextgrid as cg
 from contextgrid.evidence.run_waste import character_boxes, coverage_by_configuration
 from contextgrid.evidence.waste import COMPARED_COLUMNS, measure_waste
 from contextgrid.render.markup import escape_markdown as md
+from contextgrid.render.report import build_report
 from contextgrid.render.waste_figures import characters_plot, configuration_heatmap, precision_recall_plot
 from contextgrid.workspace.summary import configuration_summary
 from contextgrid.workspace.waste import configuration_waste, workspace_waste
@@ -224,3 +225,35 @@ def test_the_question_list_offers_the_first_questions_and_the_remembered_one_and
     assert [option.partition(":")[0] for option in question_options(app)] == [q for q in resolved if last in q]
     app = open_waste(contains="no such id")
     assert any("No question id contains" in info.value for info in app.info)
+
+
+@pytest.mark.parametrize("graded_zero", [0, 3])
+def test_the_report_drawn_from_the_views_figures_is_the_librarys(graded_zero: int) -> None:
+    from pages import _data, _loading, _uploads
+
+    sample_root = ROOT / "sample_data" / "workspace"
+    sample = cg.load_workspace(sample_root)
+    first, second = sample.names[:2]
+    rows = [json.loads(line) for line in (sample_root / "questions.jsonl").read_text().splitlines()]
+    # Questions whose only gold is graded 0 are resolved, so the rank view draws them, but hold no evidence, so the
+    # report's own rank view leaves them out: the report draws its own then.
+    for row in rows[:graded_zero]:
+        row["gold"] = [{**gold, "grade": 0} for gold in row["gold"]]
+    folder = _uploads.SessionFolder()  # kept: the folder goes when the object does
+    source = _uploads.uploaded_source(
+        (f"{first}.trec", sample.config(first).qrels.read_bytes()),
+        tuple((f"{name}.trec", sample.config(name).run.read_bytes()) for name in (first, second)),
+        folder=folder,
+        chunks=("chunks.jsonl", Path(str(sample.config(first).chunks)).read_bytes()),
+        documents=("documents.jsonl", (sample_root / "documents.jsonl").read_bytes()),
+        questions=("questions.jsonl", "".join(json.dumps(row) + "\n" for row in rows).encode()),
+    )
+    # The views the tour opens before the report, which keep the figures and causes it is drawn from.
+    _data.prepare(source)
+    _data.configuration_causes(source, first, 5)
+    _data.rank_figure(source, first, 5)
+    _data.characters_figure(source, 5)
+    _data.precision_recall_figure(source, 5)
+    workspace = _loading.workspace(source)
+    for config, baseline in ((first, first), (second, first)):
+        assert _data.report(source, config, 5, baseline) == build_report(workspace, config, k=5, baseline=baseline)
