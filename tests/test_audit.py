@@ -244,6 +244,19 @@ def test_a_retrieved_unjudged_copy_of_the_gold_is_listed_and_a_judged_or_overlap
     assert len(missing_labels([item], chunks, run, {}, documents, threshold=0.3)) == 2
 
 
+def test_a_chunk_outside_the_chunking_is_refused_in_the_ranking_of_any_question_with_gold() -> None:
+    # Only the rows of questions with a repeat not judged relevant are looked up, but every chunk of the run is
+    # checked: one outside the chunking is refused even where no repeat could be listed (copy#0 judged relevant).
+    documents = {"d": TEXT, "copy": COPY}
+    chunks = [cg.Chunk("d#0", cg.Span("d", 0, 25), TEXT[0:25]), cg.Chunk("copy#0", cg.Span("copy", 0, 46), COPY)]
+    item = cg.EvalItem("q", "How long?", (cg.GoldSpan(cg.Span("d", 0, 25)),))
+    with pytest.raises(cg.ContextGridError, match="returns chunk 'nowhere#0' at rank 2"):
+        missing_labels([item], chunks, {"q": ["copy#0", "nowhere#0"]}, {"q": {"copy#0": 2}}, documents)
+    # A ranking of a question that is not asked is not read.
+    found = missing_labels([item], chunks, {"q": ["copy#0"], "q9": ["nowhere#0"]}, {}, documents)
+    assert found["chunk_id"].tolist() == ["copy#0"]
+
+
 def reference_labels(
     items: Sequence[cg.EvalItem],
     chunks: Sequence[cg.Chunk],

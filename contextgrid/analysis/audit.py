@@ -36,7 +36,7 @@ from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.keys import distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, gold_columns, laid_out, run_rows
+from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, RunRows, gold_columns, laid_out, run_rows
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -749,6 +749,13 @@ def judged_grades(repeats: ChunkingRepeats, qrels: Mapping[str, Mapping[str, int
     return JudgedGrades(repeats, judged_key[by_key][first], judged_grade[by_key][first])
 
 
+def _grades_of(judged: JudgedGrades, key: IntArray) -> npt.NDArray[np.float64]:
+    """The grade of each (question, chunk) ``key`` in ``judged``, NaN where it is not judged."""
+    at, graded = find_sorted(judged.keys, key)
+    grade: npt.NDArray[np.float64] = np.where(graded, judged.grades[at] if len(judged.keys) else 0, np.nan)
+    return grade
+
+
 def run_labels(
     repeats: ChunkingRepeats,
     run: Mapping[str, Sequence[str]],
@@ -778,10 +785,20 @@ def run_labels(
     gold, chunk_ids, width = repeats.gold, repeats.chunk_ids, repeats.width
     if isinstance(qrels, JudgedGrades) and qrels.repeats is not repeats:
         raise parameter_error(function, "qrels", "judged_grades of repeats", "judged_grades of other repeats")
-    rows = run_rows(RunTable.from_dict(run), gold.ids, chunk_ids, None, function)
+    table = RunTable.from_dict(run)
     # Grades of the retrieved rows: missing when not judged.
     judged = qrels if isinstance(qrels, JudgedGrades) else judged_grades(repeats, qrels)
-    keys, values = judged.keys, judged.grades
+    # Only a question with a repeat graded 0 or not judged that overlaps none of its gold can have a row found
+    # below: when every chunk the run returns is among the chunks (Arrow's membership test on the column as it is),
+    # the rows of the other questions are not aligned. Otherwise every row is, which refuses the first unknown one.
+    open_key = repeats.key[~(_grades_of(judged, repeats.key) > 0) & ~find_sorted(repeats.overlapping, repeats.key)[1]]
+    returned = table.table.column("chunk_id").cast(pa.string())
+    if pc.all(pc.is_in(returned, value_set=pa.array(chunk_ids, type=pa.string()))).as_py() is False:
+        rows = run_rows(table, gold.ids, chunk_ids, None, function)
+    else:
+        asked = np.unique(open_key // width)
+        rows = run_rows(table, gold.ids[asked], chunk_ids, None, function)
+        rows = RunRows(asked[rows.item], rows.rank, rows.chunk)
     row_key = rows.item * width + rows.chunk
     # Each row against its question's repeats (a stretch of the sorted keys, few per question), kept where the
     # chunk is the row's: a row's repeats in key order, then passage order, as a search of its key would find them.
@@ -790,8 +807,7 @@ def run_labels(
     same = repeats.key[entry] == row_key[row]
     entry, row = entry[same], row[same]
     # Of those, the rows graded 0 or not judged that overlap none of the question's gold.
-    at, graded = find_sorted(keys, row_key[row])
-    grade = np.where(graded, values[at] if len(keys) else 0, np.nan)
+    grade = _grades_of(judged, row_key[row])
     candidate = ~(grade > 0) & ~find_sorted(repeats.overlapping, row_key[row])[1]
     entry, row, found_grade = entry[candidate], row[candidate], grade[candidate]
     spans = [gold.spans[i] for i in repeats.passage[entry]]

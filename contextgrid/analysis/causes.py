@@ -500,7 +500,12 @@ def _ranking(
     width = max(len(chunking.columns.ids), 1)
     relevant = _relevant(judged.keys, width, rows.item, rows.chunk)
     first = np.full(n, _NONE, dtype=np.int64)
-    np.minimum.at(first, rows.item[relevant], rows.rank[relevant])
+    # The rows are sorted by question, then rank: a question's first relevant row holds its first relevant rank
+    # (read where the question changes; minimum.at pays per element).
+    at = np.flatnonzero(relevant)
+    leading = np.ones(len(at), dtype=bool)
+    leading[1:] = rows.item[at[1:]] != rows.item[at[:-1]]
+    first[rows.item[at[leading]]] = rows.rank[at[leading]]
     depth = np.bincount(rows.item, minlength=n).astype(np.int64)
     return _Ranking(rows, relevant, first, depth)
 
@@ -913,7 +918,7 @@ def question_causes(
     resolved = questions.characters > 0
     return pd.DataFrame(
         {
-            "question": pd.array(list(questions.ids), dtype=object),
+            "question": questions.ids.to_numpy(dtype=object, copy=True),
             "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
             "first_relevant_rank": pd.arrays.IntegerArray(np.where(found.ranked, found.first, 0), ~found.ranked),
             "best_chunk_share": pd.arrays.FloatingArray(
@@ -992,7 +997,7 @@ def question_causes_only(
     code = _rules(questions, best_held, found, recall, cutoff, split, partial)
     return pd.DataFrame(
         {
-            "question": pd.array(list(questions.ids), dtype=object),
+            "question": questions.ids.to_numpy(dtype=object, copy=True),
             "cause": pd.Categorical.from_codes(code, dtype=CAUSE_DTYPE),
         }
     )
@@ -1197,8 +1202,7 @@ def cause_oracle(table: pd.DataFrame) -> CauseOracle:
     code = pd.Categorical(table["cause"], dtype=CAUSE_DTYPE).codes.astype(np.int64)
     question_code, questions = pd.factorize(table["question"], sort=False)
     config_code, configs = pd.factorize(table["config"], sort=False)
-    answerable = np.zeros(len(questions), dtype=bool)
-    np.logical_or.at(answerable, question_code, code >= CAUSES.index("hit"))
+    answerable = np.bincount(question_code[code >= CAUSES.index("hit")], minlength=len(questions)) > 0
     hit = code == CAUSES.index("hit")
     found = hit | (code == CAUSES.index("partial"))
     hit_any = np.bincount(question_code[hit], minlength=len(questions)) > 0

@@ -52,6 +52,23 @@ class Vocabulary:
         codes = self.codes
         return np.fromiter((codes.setdefault(word, len(codes)) for word in words), dtype=np.int64)
 
+    def copy(self) -> Vocabulary:
+        """A vocabulary with the same codes, learning new words apart from this one: for texts coded on another
+        thread, whose new words no other text coded with this one holds.
+
+        Examples
+        --------
+        >>> vocabulary = Vocabulary()
+        >>> vocabulary.code_words(["days"]).tolist()
+        [0]
+        >>> other = vocabulary.copy()
+        >>> other.code_words(["refund", "days"]).tolist(), vocabulary.size, other.size
+        ([1, 0], 1, 2)
+        """
+        copied = Vocabulary()
+        copied.codes = dict(self.codes)
+        return copied
+
     @property
     def size(self) -> int:
         """The multiplier of a (set, word) key: at least 1."""

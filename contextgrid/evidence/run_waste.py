@@ -137,7 +137,9 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
     keep = (item >= 0) & (rank <= (k if k is not None else table.num_rows))
     item, rank = item[keep], rank[keep]
     # Arrow's hash lookup on the string column as it is (no Python str per row), of the rows kept only.
-    names = table.table.column("chunk_id").cast(pa.string()).filter(pa.array(keep))
+    names = table.table.column("chunk_id").cast(pa.string())
+    if not keep.all():  # a copy of every id kept, only when some are not
+        names = names.filter(pa.array(keep))
     positions = pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1)
     chunk = np.asarray(positions, dtype=np.int64)
     if (chunk < 0).any():
@@ -148,6 +150,8 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
             f"rank {rank[row]}, which is not among the {len(chunk_ids)} chunks given; the run and the chunks must "
             "come from the same chunking"
         )
+    if not (item[1:] < item[:-1]).any():  # the run lists the questions in their order: by question, then rank
+        return RunRows(item, rank, chunk)
     # By question, then rank: one stable sort of one integer key (ranks are at least 1), not lexsort's two.
     order = np.argsort(item * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
     return RunRows(item[order], rank[order], chunk[order])

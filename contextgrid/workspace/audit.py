@@ -24,8 +24,12 @@ from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
+    from contextgrid.core.log import LogEntry
+    from contextgrid.data.records import EvalItem
     from contextgrid.data.tables import RunTable
     from contextgrid.workspace.configuration import Configuration
     from contextgrid.workspace.model import Workspace
@@ -79,7 +83,7 @@ documents; the audit reads the questions' gold in the documents
 
     function = "audit_workspace"
     near = check_fraction(near_duplicate, function=function, parameter="near_duplicate", low_open=True)
-    repeats = check_fraction(repeats_gold, function=function, parameter="repeats_gold", low_open=True)
+    repeats_at = check_fraction(repeats_gold, function=function, parameter="repeats_gold", low_open=True)
     missing = [name for name in ("questions", "documents") if name in workspace.missing_evidence(())]
     if missing:
         raise MissingWorkspaceInputError(
@@ -87,8 +91,31 @@ documents; the audit reads the questions' gold in the documents
             "questions' gold in the documents"
         )
     items, log = workspace.resolved
-    frames = [repeated_questions(workspace.questions, threshold=near)[list(FINDING_COLUMNS)]]
+    # The repeated questions on a thread of their own, beside the rest, which does not need them (their sorts and
+    # searches are numpy's, outside the GIL).
+    from concurrent.futures import ThreadPoolExecutor
 
+    pool = ThreadPoolExecutor(1, thread_name_prefix="contextgrid-audit")
+    try:
+        repeating = pool.submit(repeated_questions, workspace.questions, threshold=near)
+    finally:
+        pool.shutdown(wait=False)
+    try:
+        others = _gold_findings(workspace, items, log, repeats_at, function)
+    except Exception:
+        repeating.result()  # its error, raised first when the repeats were found first, is raised first still
+        raise
+    table = pd.concat([repeating.result()[list(FINDING_COLUMNS)], *others], ignore_index=True)
+    return table.astype({"kind": object, "question": object, "detail": object})
+
+
+def _gold_findings(
+    workspace: Workspace, items: Sequence[EvalItem], log: Sequence[LogEntry], repeats_at: float, function: str
+) -> list[pd.DataFrame]:
+    """The findings of :func:`audit_workspace` after the repeated questions, each kind a frame, in order."""
+    import pandas as pd
+
+    frames = []
     reasons: dict[str, list[str]] = {}
     for entry in log:
         reasons.setdefault(entry.subject, []).append(entry.message)
@@ -125,36 +152,53 @@ documents; the audit reads the questions' gold in the documents
 
     # The documents' words found once (the gold's passages' and each chunking's words are read from them, not
     # found again in their texts), each chunking once (configurations share chunks files; laid out against the gold
-    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold, one thread per CPU
-    # (run_labels is mostly Arrow's and numpy's work, outside the GIL).
+    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold; the chunkings, then
+    # the runs, on one thread per CPU (mostly Arrow's and numpy's work, outside the GIL).
     vocabulary = Vocabulary()
     words = document_words(workspace.documents, vocabulary)
     passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function, words=words)
-    chunkings: dict[str, ChunkingRepeats] = {}
-    # Each qrels file against each chunking once, for every run judged by it there (the gold's qrels per chunking).
-    grades: dict[tuple[object, str], JudgedGrades] = {}
+    sharing: dict[str, list[Configuration]] = {}
+    for config in workspace.configs:
+        if config.chunks is not None:
+            sharing.setdefault(str(config.chunks), []).append(config)
+
+    def prepare(first: Configuration) -> dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades] | str]:
+        """The repeats of ``first``'s chunking, for each configuration retrieving from it, with its run and grades
+        (each qrels file against the chunking once, for every run judged by it there), or the error."""
+        path = str(first.chunks)
+        # A copy of the vocabulary for each chunking, read beside the others: the only words it learns are in no
+        # passage (the passages are coded), so they make no pair a passage has, whatever their codes.
+        own = vocabulary.copy()
+        repeats: ChunkingRepeats | None = None
+        grades: dict[object, JudgedGrades] = {}
+        done: dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades] | str] = {}
+        for config in sharing[path]:
+            try:
+                if repeats is None:
+                    repeats = chunking_repeats(
+                        passages,
+                        workspace.chunking_gold(config.name),
+                        own,
+                        threshold=repeats_at,
+                        function=function,
+                        words=words,
+                    )
+                run, judged_by = workspace.run(config.name), config.qrels or ("gold", path)
+                if judged_by not in grades:
+                    grades[judged_by] = judged_grades(repeats, workspace.qrels(config.name))
+                done[config.name] = (repeats, run, grades[judged_by])
+            except ContextGridError as error:
+                done[config.name] = str(error)
+        return done
+
     prepared: dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades]] = {}
     failed: dict[str, str] = {}
-    for config in workspace.configs:
-        if config.chunks is None:
-            continue
-        try:
-            path = str(config.chunks)
-            if path not in chunkings:
-                chunkings[path] = chunking_repeats(
-                    passages,
-                    workspace.chunking_gold(config.name),
-                    vocabulary,
-                    threshold=repeats,
-                    function=function,
-                    words=words,
-                )
-            run, judged_by = workspace.run(config.name), (config.qrels or ("gold", path), path)
-            if judged_by not in grades:
-                grades[judged_by] = judged_grades(chunkings[path], workspace.qrels(config.name))
-            prepared[config.name] = (chunkings[path], run, grades[judged_by])
-        except ContextGridError as error:
-            failed[config.name] = str(error)
+    for done in workspace.each_config(prepare, names=[configs[0].name for configs in sharing.values()]):
+        for name, value in done.items():
+            if isinstance(value, str):
+                failed[name] = value
+            else:
+                prepared[name] = value
 
     def label(config: Configuration) -> pd.DataFrame | str:
         try:
@@ -203,5 +247,4 @@ documents; the audit reads the questions' gold in the documents
             }
         )
     )
-    table = pd.concat(frames, ignore_index=True)
-    return table.astype({"kind": object, "question": object, "detail": object})
+    return frames

@@ -332,28 +332,30 @@ def failure_causes_only(
     partial = check_split_threshold(partial_threshold, function=function, parameter="partial_threshold")
     names = _names(workspace, configs, function=function)
     questions = _questions(workspace, names, function)
-    frames = []
-    for name in names:
+
+    def causes(config: Configuration) -> pd.DataFrame:
+        name = config.name
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
         try:
             # Kept with the workspace: the Overview's counts and the Questions page's hits elsewhere read them alike.
-            frames.append(
-                workspace.shared(
-                    ("causes only", name, cutoff, threshold, partial),
-                    lambda: question_causes_only(
-                        questions,
-                        workspace.chunking_gold(name),  # noqa: B023
-                        workspace.run(name),  # noqa: B023
-                        _cause_qrels(workspace, name, questions),  # noqa: B023
-                        workspace.documents,
-                        k=cutoff,
-                        split_threshold=threshold,
-                        partial_threshold=partial,
-                    ),
-                )
+            return workspace.shared(
+                ("causes only", name, cutoff, threshold, partial),
+                lambda: question_causes_only(
+                    questions,
+                    workspace.chunking_gold(name),
+                    workspace.run(name),
+                    _cause_qrels(workspace, name, questions),
+                    workspace.documents,
+                    k=cutoff,
+                    split_threshold=threshold,
+                    partial_threshold=partial,
+                ),
             )
         except ContextGridError as error:  # the inputs disagree: say which configuration's do
             raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+
+    # One thread per CPU: aligning and looking up each run is Arrow's and numpy's work, mostly outside the GIL.
+    frames = workspace.each_config(causes, names=names)
     table = pd.concat(frames, ignore_index=True)  # a new frame: the shared ones stay as they are
     configs_column = np.repeat(np.array(names, dtype=object), [len(frame) for frame in frames])
     table.insert(0, "config", pd.Series(configs_column, dtype=object))
