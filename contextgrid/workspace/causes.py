@@ -200,8 +200,10 @@ def failure_causes(
     hit = (table["cause"] == "hit").to_numpy()
     position = np.tile(np.arange(len(questions.ids), dtype=np.int64), len(names))
     per_question = np.bincount(position[hit], minlength=len(questions.ids)).astype(np.int64)
-    for name in extra:
-        per_question += _hits(workspace, name, questions, cutoff, partial, function)
+    for elsewhere in workspace.each_config(
+        lambda config: _hits(workspace, config.name, questions, cutoff, partial, function), names=extra
+    ):
+        per_question += elsewhere
     hits = per_question[position]
     failing = table["cause"].isin(CAUSES[CAUSES.index("partial") :]).to_numpy()
     table["hit_elsewhere"] = pd.arrays.IntegerArray((hits - hit).astype("int64"), ~failing)
@@ -294,8 +296,12 @@ def failure_hits(
     partial = check_split_threshold(partial_threshold, function=function, parameter="partial_threshold")
     names = _names(workspace, configs, function=function)
     questions = _questions(workspace, names, function)
-    columns = {name: _hits(workspace, name, questions, cutoff, partial, function) for name in names}
-    return pd.DataFrame(columns, index=pd.Index(questions.ids, name="question", dtype=object))
+    hits = workspace.each_config(
+        lambda config: _hits(workspace, config.name, questions, cutoff, partial, function), names=names
+    )
+    return pd.DataFrame(
+        dict(zip(names, hits, strict=True)), index=pd.Index(questions.ids, name="question", dtype=object)
+    )
 
 
 def failure_causes_only(
