@@ -22,6 +22,7 @@ from contextgrid.analysis.causes import (
 )
 from contextgrid.analysis.word_sets import Vocabulary, set_keys, shared_counts, shared_with_keys
 from contextgrid.core.errors import InvalidParameterError
+from contextgrid.core.text import WORD, tokenize
 from contextgrid.evidence.run_waste import chunking_gold
 from contextgrid.index.bm25 import Analyzer as BM25Analyzer
 from contextgrid.workspace.causes import failure_causes, failure_causes_only, failure_hits, retriever_analyzer
@@ -288,3 +289,63 @@ def test_bm25s_gaps_word_by_word_are_the_gaps_of_each_text_analyzed(data: st.Dat
     for stemmer, stopwords in (("english", "en"), (None, None), (None, "en")):
         analyzer = BM25Analyzer(stemmer=stemmer, stopwords=stopwords)
         assert lexical_gaps(questions, analyzer).gap.tolist() == lexical_gaps(questions, analyzer.__call__).gap.tolist()
+
+
+# Any text: characters of any script (combining marks among them), pieces that fold, join or split unusually
+# (both apostrophes, citation markers in ASCII and other digits, underscores, the control character texts are
+# joined by), whitespace.
+ANY_TEXT = st.lists(
+    st.one_of(
+        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+        st.sampled_from(["[2]", "[1, 3]", "[٢]", "x[4]y", "don't", "don’t", "_", "\x01", " ", "İ", "ß", "ﬁ", "ǰ"]),
+        st.sampled_from(["The", "running", "runs", "Refunds", "\u0307", "Σ", "ς", "2"]),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(questions=st.lists(ANY_TEXT, min_size=1, max_size=4), passages=st.lists(ANY_TEXT, min_size=1, max_size=4))
+def test_bm25s_gaps_of_any_text_are_those_of_each_text_analyzed(questions: list[str], passages: list[str]) -> None:
+    document = "\n".join(passages)
+    starts = [sum(len(p) + 1 for p in passages[:i]) for i in range(len(passages))]
+    items = [
+        cg.EvalItem(
+            f"q{number}",
+            question or "?",
+            tuple(
+                cg.GoldSpan(cg.Span("d", starts[i], starts[i] + len(passages[i])))
+                for i in range(number % 2, len(passages), 2)
+                if passages[i]
+            ),
+        )
+        for number, question in enumerate(questions)
+    ]
+    prepared = cause_questions(items, {"d": document})
+    for stemmer, stopwords in (("english", "en"), (None, None)):
+        analyzer = BM25Analyzer(stemmer=stemmer, stopwords=stopwords)
+        expected = lexical_gaps(prepared, analyzer.__call__).gap.tolist()
+        assert lexical_gaps(prepared, analyzer).gap.tolist() == expected
+
+
+def test_word_terms_are_the_terms_of_each_word_as_found() -> None:
+    # Each word as the word rule finds it, analyzed alone, against its fold's term: a fold that adds a combining
+    # mark ("ǰ", "İ") is not split again.
+    analyzer = BM25Analyzer()
+    found = [word for word in TRICKY if WORD.fullmatch(word)]
+    assert {"ǰob", "İt", "don’t", "THE"} <= set(found)
+    assert analyzer.word_terms(tokenize(" ".join(found))) == [(analyzer(word) or [None])[0] for word in found]
+    assert analyzer.word_terms(["the", "running", "ǰob".casefold()]) == [None, "run", "ǰob".casefold()]
+
+
+def test_hits_kept_from_causes_are_the_hits_found_alone() -> None:
+    # failure_causes_only and failure_causes keep each configuration's hits for failure_hits and hit_elsewhere to
+    # read: whatever was asked first, and at any split threshold, they are question_hits' own.
+    for k, split, partial in ((3, 0.5, 0.5), (1, 0.9, 0.5), (5, 0.2, 0.9)):
+        alone = failure_hits(load_workspace(SAMPLE), k=k, partial_threshold=partial)
+        workspace = load_workspace(SAMPLE)
+        failure_causes(workspace, k=k, configs=workspace.names[:1], split_threshold=split, partial_threshold=partial)
+        failure_causes_only(workspace, k=k, split_threshold=split, partial_threshold=partial)
+        kept = failure_hits(workspace, k=k, partial_threshold=partial)
+        pd.testing.assert_frame_equal(kept, alone, check_exact=True)
+        assert alone.to_numpy().any()

@@ -42,7 +42,7 @@ top k alone, with each qrels prepared once per chunking by :func:`cause_qrels`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,7 +60,7 @@ from contextgrid.analysis.word_sets import (
 )
 from contextgrid.core.checks import check_fraction, check_k
 from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
-from contextgrid.core.text import WORD, words
+from contextgrid.core.text import CITATION, tokenize, words
 from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.keys import distinct_pairs, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
@@ -198,11 +198,19 @@ def check_split_threshold(value: object, *, function: str, parameter: str = "spl
 # -- stage 1: the questions and the chunking, prepared once for many configurations ---------------------------
 
 
+def _content(code: IntArray, found: pd.Index) -> BoolArray:
+    """Whether each word code of ``found`` is of a content word (:func:`content_words`: not in :data:`STOP_WORDS`)."""
+    if not len(code):
+        return np.zeros(0, dtype=bool)
+    content: BoolArray = ~np.asarray(found.isin(list(STOP_WORDS)), dtype=bool)[code]
+    return content
+
+
 def _content_rows(texts: list[str]) -> tuple[IntArray, IntArray, pd.Index]:
     """Each distinct content word (:func:`content_words`) of each text: the text's position and the word's code,
     sorted by text, then code, and the words the codes index (stopwords among them, with no row)."""
     text, code, found = word_rows(texts)
-    content = ~np.asarray(found.isin(list(STOP_WORDS)), dtype=bool)[code] if len(code) else np.zeros(0, dtype=bool)
+    content = _content(code, found)
     return text[content], code[content], found
 
 
@@ -217,7 +225,9 @@ class CauseQuestions:
     it has gold evidence at all) and ``passages`` (the text of each merged gold
     span). ``question_words`` and ``passage_words`` are the content words
     (:func:`content_words`) of each question and of its gold passage as word
-    sets (see :mod:`~contextgrid.analysis.word_sets`) coded by ``vocabulary``.
+    sets (see :mod:`~contextgrid.analysis.word_sets`) coded by ``vocabulary``:
+    found when first read, as only the signals of a miss read them (counting
+    causes or hits does not).
     """
 
     questions: tuple[EvalItem, ...]
@@ -227,9 +237,8 @@ class CauseQuestions:
     characters: IntArray
     evidence: BoolArray
     passages: tuple[tuple[str, ...], ...]
-    vocabulary: pd.Index
-    question_words: WordSets
-    passage_words: WordSets
+    _words: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The words, found when first read (:meth:`word_rows`, :meth:`word_sets`)."""
 
     def __post_init__(self) -> None:
         n = len(self.questions)
@@ -237,6 +246,52 @@ class CauseQuestions:
             raise parameter_error("CauseQuestions", "ids", f"one id, count and passage per question ({n})", self.ids)
         if len(self.owner) != len(self.gold.items):
             raise parameter_error("CauseQuestions", "owner", "one position per question with gold", self.owner)
+
+    def word_rows(self) -> tuple[IntArray, IntArray, pd.Index]:
+        """Each distinct word of each text (:func:`~contextgrid.data.words.word_rows`, citation markers left
+        out), the texts being the questions, then their passages in order: the text's position, the word's code,
+        and the words. Found once, when first asked for."""
+        rows = self._words.get("rows")
+        if rows is None:
+            texts = [item.question for item in self.questions] + [text for each in self.passages for text in each]
+            # setdefault: of two threads finding them at once, both keep the first one's.
+            rows = self._words.setdefault("rows", word_rows(texts))
+        return rows  # type: ignore[return-value]
+
+    def passage_question(self) -> IntArray:
+        """The question of each passage, in the order of :meth:`word_rows`' texts after the questions."""
+        counts = [len(each) for each in self.passages]
+        return np.repeat(np.arange(len(self.passages), dtype=np.int64), counts)
+
+    def word_sets(self) -> tuple[pd.Index, WordSets, WordSets]:
+        """``vocabulary``, ``question_words`` and ``passage_words``, found once, when first asked for."""
+        content = self._words.get("content")
+        if content is None:
+            n = len(self.questions)
+            text, code, vocabulary = self.word_rows()
+            kept = _content(code, vocabulary)
+            text, code = text[kept], code[kept]
+            asked = text < n
+            # A passage's words are its question's.
+            passage_words = distinct_pairs(self.passage_question()[text[~asked] - n], code[~asked], len(vocabulary))
+            content = self._words.setdefault("content", (vocabulary, (text[asked], code[asked]), passage_words))
+        return content  # type: ignore[return-value]
+
+    @property
+    def vocabulary(self) -> pd.Index:
+        """The words :meth:`word_rows` found (stopwords among them), which ``question_words`` and
+        ``passage_words`` code."""
+        return self.word_sets()[0]
+
+    @property
+    def question_words(self) -> WordSets:
+        """Each question's content words, a word set per question."""
+        return self.word_sets()[1]
+
+    @property
+    def passage_words(self) -> WordSets:
+        """Each question's gold passage's content words, a word set per question."""
+        return self.word_sets()[2]
 
     @property
     def size(self) -> int:
@@ -293,23 +348,7 @@ def cause_questions(
     for span, question in zip(merged.spans, owner[merged.item], strict=True):
         texts[question].append(documents[span.doc_id][span.start : span.end])
     passages = tuple(tuple(question_texts) for question_texts in texts)
-    # The questions' and their passages' content words found in one pass; a passage's are its question's.
-    passage_question = np.repeat(np.arange(n, dtype=np.int64), [len(each) for each in passages])
-    text, code, vocabulary = _content_rows([item.question for item in questions] + [t for each in texts for t in each])
-    asked = text < n
-    passage_words = distinct_pairs(passage_question[text[~asked] - n], code[~asked], len(vocabulary))
-    return CauseQuestions(
-        questions,
-        ids,
-        merged,
-        owner,
-        characters,
-        evidence,
-        passages,
-        vocabulary,
-        (text[asked], code[asked]),
-        passage_words,
-    )
+    return CauseQuestions(questions, ids, merged, owner, characters, evidence, passages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -449,31 +488,46 @@ def lexical_gaps(questions: CauseQuestions, analyzer: Analyzer) -> LexicalGaps:
 def _bm25_gaps(questions: CauseQuestions, analyzer: BM25Analyzer) -> BoolArray:
     """The lexical gaps of the questions with gold (in ``questions.owner`` order) under BM25's analyzer, whose
     terms are each word's (by :data:`~contextgrid.core.text.WORD`) own: a stopword is dropped, any other word
-    folded and stemmed alone. So each distinct word of all the texts is analyzed once, not once per text it is
-    in, and the texts' terms are compared as codes."""
-    resolved = questions.owner
-    passages = [questions.passages[i] for i in resolved.tolist()]
-    texts = [questions.questions[i].question for i in resolved.tolist()] + [t for each in passages for t in each]
-    found = [WORD.findall(text) for text in texts]
-    code, distinct = pd.factorize(np.array([word for each in found for word in each], dtype=object))
-    # Each distinct word is one text of one word: no term (a stopword) or one.
-    analyzed = analyzer.many(list(distinct))
-    term_code, _ = pd.factorize(np.array([terms[0] if terms else None for terms in analyzed], dtype=object))
-    term_code = np.asarray(term_code, dtype=np.int64)
+    folded and stemmed alone. So the distinct words of each text (:meth:`CauseQuestions.word_rows`, which the
+    content words are read from too) are enough, each distinct word is analyzed once, and the texts' terms are
+    compared as codes."""
+    n = len(questions.questions)
+    text, code, found = questions.word_rows()
+    # The word rows leave citation markers out, as content words do; the analyzer reads their numbers as words.
+    cited, spelled = _citation_words(questions)
+    words_of = list(found) + spelled
+    code = np.concatenate((code, len(found) + np.arange(len(spelled), dtype=np.int64)))
+    text = np.concatenate((text, cited))
+    # Each distinct word is one term or none (a stopword): its term coded, -1 for none.
+    term_code, _ = pd.factorize(np.array(analyzer.word_terms(words_of), dtype=object))
+    term = np.asarray(term_code, dtype=np.int64)[code]
     size = max(int(term_code.max(initial=0)) + 1, 1)
-    per_passage = np.fromiter(map(len, passages), dtype=np.int64, count=len(passages))
-    positions = np.arange(len(resolved), dtype=np.int64)
-    text_question = np.concatenate((positions, np.repeat(positions, per_passage)))
-    word_question = np.repeat(text_question, np.fromiter(map(len, found), dtype=np.int64, count=len(found)))
-    word_term = term_code[code] if len(code) else np.zeros(0, dtype=np.int64)
-    asked = np.zeros(len(word_term), dtype=bool)
-    asked[: int(sum(map(len, found[: len(resolved)])))] = True
-    keys = word_question * size + word_term
-    kept = word_term >= 0
-    question_keys, passage_keys = np.unique(keys[kept & asked]), np.unique(keys[kept & ~asked])
-    shared = question_keys[np.isin(question_keys, passage_keys, assume_unique=True)]
-    gap: BoolArray = np.bincount(shared // size, minlength=len(resolved)) == 0
-    return gap
+    text_question = np.concatenate((np.arange(n, dtype=np.int64), questions.passage_question()))
+    keys = text_question[text] * size + term
+    kept, asked = term >= 0, text < n
+    question_keys, passage_keys = keys[kept & asked], keys[kept & ~asked]
+    # The questions' (few) keys sorted, each passage key looked up among them: a question sharing a term has
+    # no gap.
+    ordered = np.sort(question_keys)
+    position, shared = find_sorted(ordered, passage_keys)
+    gap: BoolArray = np.bincount(ordered[position[shared]] // size, minlength=n) == 0
+    return gap[questions.owner]
+
+
+def _citation_words(questions: CauseQuestions) -> tuple[IntArray, list[str]]:
+    """The words inside the citation markers (``[2]``) of :meth:`CauseQuestions.word_rows`' texts, which the
+    word rows leave out and BM25's word rule reads: each one's text and the word, folded as
+    :func:`~contextgrid.core.text.tokenize` folds it."""
+    texts = [item.question for item in questions.questions] + [text for each in questions.passages for text in each]
+    owner: list[int] = []
+    spelled: list[str] = []
+    for position, text in enumerate(texts):
+        if "[" in text:  # no marker without one; most texts have none
+            for marker in CITATION.findall(text):
+                for word in tokenize(marker):
+                    owner.append(position)
+                    spelled.append(word)
+    return np.array(owner, dtype=np.int64), spelled
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,6 +130,24 @@ class Analyzer:
         stem = Stemmer.Stemmer(self.stemmer).stemWords
         return [list(stem(words)) for words in kept]
 
+    def word_terms(self, words: Sequence[str]) -> list[str | None]:
+        """The term of each word already found and folded by the word rule (as
+        :func:`~contextgrid.core.text.tokenize` gives it), ``None`` for a stopword: a text's terms are its
+        words' terms, in order, ``None`` left out. The words are not split again (a fold that adds a combining
+        mark would split one).
+
+        Examples
+        --------
+        >>> Analyzer().word_terms(["the", "running", "runs"])
+        [None, 'run', 'run']
+        """
+        terms = list(words)
+        if self.stemmer is not None:
+            import Stemmer
+
+            terms = Stemmer.Stemmer(self.stemmer).stemWords(terms)  # a stemmer of its own, as in many()
+        return [None if word in self.stop else term for word, term in zip(words, terms, strict=True)]
+
 
 @RETRIEVERS.register("bm25")
 @dataclass(frozen=True, slots=True, eq=False, repr=False)

@@ -192,6 +192,7 @@ def failure_causes(
             )
         except ContextGridError as error:  # the inputs disagree: say which configuration's do
             raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+        _keep_hits(workspace, name, frame, cutoff, partial)
         frame.insert(0, "config", pd.Series([name] * len(frame), dtype=object))
         frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
@@ -233,6 +234,14 @@ def _hits(
         )
     except ContextGridError as error:  # the inputs disagree: say which configuration's do
         raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+
+
+def _keep_hits(workspace: Workspace, name: str, causes: pd.DataFrame, cutoff: int, partial: float) -> None:
+    """Keep configuration ``name``'s hits, read off its ``causes`` at ``cutoff`` and ``partial``, as :func:`_hits`
+    keeps them (the hit rule comes before the split one, so any split threshold gives them): a question is a
+    ``hit`` in its causes exactly where :func:`~contextgrid.analysis.causes.question_hits` finds one, so the
+    hits another view counts (the Questions page, after the Overview's causes) are not looked for again."""
+    workspace.shared(("hits", name, cutoff, partial), lambda: (causes["cause"] == "hit").to_numpy())
 
 
 def _cause_qrels(workspace: Workspace, name: str, questions: CauseQuestions) -> CauseQrels:
@@ -344,7 +353,7 @@ def failure_causes_only(
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
         try:
             # Kept with the workspace: the Overview's counts and the Questions page's hits elsewhere read them alike.
-            return workspace.shared(
+            frame = workspace.shared(
                 ("causes only", name, cutoff, threshold, partial),
                 lambda: question_causes_only(
                     questions,
@@ -359,6 +368,8 @@ def failure_causes_only(
             )
         except ContextGridError as error:  # the inputs disagree: say which configuration's do
             raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
+        _keep_hits(workspace, name, frame, cutoff, partial)
+        return frame
 
     # One thread per CPU: aligning and looking up each run is Arrow's and numpy's work, mostly outside the GIL.
     frames = workspace.each_config(causes, names=names)
