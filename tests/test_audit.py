@@ -335,6 +335,8 @@ def test_labels_read_from_the_documents_words_equal_the_reference(laid_out: bool
     found = run_labels(repeats, run, judged_grades(repeats, qrels) if laid_out else qrels)
     rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
+    # Every chunk the run returns is one of the chunks: said so, the same rows, untested.
+    pd.testing.assert_frame_equal(run_labels(repeats, run, qrels, aligned=True), found, check_exact=True)
 
 
 def test_chunks_or_qrels_laid_out_against_other_gold_are_refused() -> None:
@@ -459,6 +461,20 @@ def test_unreadable_configurations_are_named_in_manifest_order_and_the_others_au
     copies = findings.loc[findings["kind"] == "possible_missing_label", "detail"].tolist()
     assert copies
     assert all("(retrieved by bm25, again, rank 1 in bm25)" in detail for detail in copies)
+
+
+def test_the_audit_of_runs_the_workspace_found_aligned_equals_the_audit_that_tests_every_row() -> None:
+    from contextgrid.workspace.sample import SAMPLE
+
+    checked = load_workspace(SAMPLE)
+    for name in checked.names:
+        checked.check_alignment(name)
+    assert all(checked.aligned(name) for name in checked.names)
+    fresh = load_workspace(SAMPLE)
+    assert not any(fresh.aligned(name) for name in fresh.names)
+    found = audit_workspace(checked, repeats_gold=0.3)
+    assert (found["kind"] == "possible_missing_label").sum() > 100
+    pd.testing.assert_frame_equal(found, audit_workspace(fresh, repeats_gold=0.3), check_exact=True)
 
 
 def test_audit_needs_questions_and_documents(planted: Path) -> None:

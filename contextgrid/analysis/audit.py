@@ -333,15 +333,15 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     import pandas as pd
 
     # Split around the words, a text's pieces alternate: what lies before the first word, a word, what lies
-    # between it and the next, ...: their lengths add up to each word's end, with no match object per word.
+    # between it and the next, ...: their lengths add up to each word's end, and to its start before it, with no
+    # match object per word.
     starts, ends, found = [], [], []
     for text in documents.values():
         pieces = _AROUND_WORDS.split(text.replace("’", "'"))
         reach = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
-        here = pieces[1::2]
         ends.append(reach[1::2])
-        starts.append(reach[1::2] - np.fromiter(map(len, here), dtype=np.int64, count=len(here)))
-        found.append(here)
+        starts.append(reach[:-1:2])
+        found.append(pieces[1::2])
     counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
     start = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
     end = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
@@ -482,7 +482,9 @@ class GoldPassages:
     pairs, ``pairs`` one set per ``gold.spans``: made once, shared by every chunking searched for its copies.
 
     ``distinct`` (the passages' distinct pair keys, ascending) and ``distinct_at`` (each of ``pairs.key``'s position
-    in it) are derived: each chunking's pairs are counted by their position in ``distinct``. With the documents'
+    in it) are derived: each chunking's pairs are counted by their position in ``distinct``; so is ``keys``, each
+    passage's pairs as ``passage * len(distinct) + position``, ascending, where a chunk's pairs are looked up.
+    With the documents'
     ``words`` (those the passages were read from), ``word_pairs`` is derived too: for each of their words, the
     position in ``distinct`` of the pair it makes with the next word of its document (-1: no passage's, or none),
     so that the pairs inside a chunking's chunks are read, not made and looked up again.
@@ -493,6 +495,7 @@ class GoldPassages:
     words: DocumentWords | None = None
     distinct: IntArray = field(init=False, repr=False)
     distinct_at: IntArray = field(init=False, repr=False)
+    keys: IntArray = field(init=False, repr=False)
     word_pairs: IntArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -501,6 +504,8 @@ class GoldPassages:
         distinct, at = np.unique(self.pairs.key, return_inverse=True)
         object.__setattr__(self, "distinct", distinct.astype(np.int64))
         object.__setattr__(self, "distinct_at", at.ravel().astype(np.int64))
+        # Ascending: by passage, then key (each passage's keys are), whose positions in ``distinct`` keep its order.
+        object.__setattr__(self, "keys", self.pairs.owner * max(len(distinct), 1) + self.distinct_at)
         word_pairs = np.full(0 if self.words is None else len(self.words.code), -1, dtype=np.int64)
         if self.words is not None and len(word_pairs):
             code, first = self.words.code, self.words.first
@@ -628,15 +633,25 @@ def chunking_repeats(
     many = max(len(size), 1)
     pairs = distinct_sorted(holding_chunk[held_at] * many + passage_owner[chosen][hit])
     in_chunk, passage = pairs // many, pairs % many
-    # Every pair of each candidate passage looked up among its chunk's (chunk, pair) keys; a candidate's passage
-    # has pairs (it had a prefix). The candidates in chunk order: the searches walk ``table`` forward, each chunk's
-    # within a few pages.
+    # The pairs a candidate's passage and chunk share (a candidate's passage has pairs: it had a prefix), counted
+    # from the smaller side: the passage's pairs looked up among the chunk's (chunk, pair) keys, or the chunk's held
+    # pairs among the passage's (passage, pair) keys; both sets distinct, the same count. Each side's candidates
+    # in the order of the keys searched (chunk, then passage): the searches walk them forward.
     counts = size[passage]
-    word, row = expand_stretches(gold_pairs.start[passage], counts)
     span = max(len(passages.distinct), 1)
     table = np.sort(holding_chunk * span + holding_pair)
-    inside = find_sorted(table, in_chunk[row] * span + at[word])[1]
-    held = np.bincount(row[inside], minlength=len(pairs))
+    per_chunk = np.bincount(holding_chunk, minlength=width).astype(np.int64)
+    from_chunk = per_chunk[in_chunk] < counts
+    held = np.zeros(len(pairs), dtype=np.int64)
+    side = np.flatnonzero(~from_chunk)
+    word, row = expand_stretches(gold_pairs.start[passage[side]], counts[side])
+    inside = find_sorted(table, in_chunk[side][row] * span + at[word])[1]
+    held[side] = np.bincount(row[inside], minlength=len(side))
+    side = np.flatnonzero(from_chunk)
+    side = side[np.argsort(passage[side], kind="stable")]
+    entry, row = expand_stretches((np.cumsum(per_chunk) - per_chunk)[in_chunk[side]], per_chunk[in_chunk[side]])
+    inside = find_sorted(passages.keys, passage[side][row] * span + table[entry] % span)[1]
+    held[side] = np.bincount(row[inside], minlength=len(side))
     share = held / counts
     keep = share >= limit
     key = gold.item[passage[keep]] * width + in_chunk[keep]
@@ -762,11 +777,15 @@ def run_labels(
     qrels: Mapping[str, Mapping[str, int]] | JudgedGrades,
     *,
     function: str = "run_labels",
+    aligned: bool = False,
 ) -> pd.DataFrame:
     """:func:`missing_labels` of one run over the chunking of ``repeats``: its retrieved rows, graded 0 or not
     judged, not overlapping the question's gold, looked up among the chunking's repeats of the gold.
 
     ``qrels`` may be given as :func:`judged_grades` of ``repeats`` (the same grades), once for many runs.
+    ``aligned``: every chunk the run returns is known to be among the chunks (the run passed
+    :func:`~contextgrid.evidence.alignment.check_alignment` against them), which spares testing each row; the
+    same rows are found.
 
     Examples
     --------
@@ -779,6 +798,8 @@ def run_labels(
     >>> run_labels(repeats, {"q": ["c1", "c0"]}, {"q": {"c1": 0}})
       question chunk_id  rank  grade  held      passage
     0        q       c1     1      0   1.0  d [0, 21)
+    >>> run_labels(repeats, {"q": ["c1", "c0"]}, {"q": {"c1": 0}}, aligned=True).equals(_)
+    True
     """
     import pandas as pd
 
@@ -789,11 +810,12 @@ def run_labels(
     # Grades of the retrieved rows: missing when not judged.
     judged = qrels if isinstance(qrels, JudgedGrades) else judged_grades(repeats, qrels)
     # Only a question with a repeat graded 0 or not judged that overlaps none of its gold can have a row found
-    # below: when every chunk the run returns is among the chunks (Arrow's membership test on the column as it is),
-    # the rows of the other questions are not aligned. Otherwise every row is, which refuses the first unknown one.
+    # below: when every chunk the run returns is among the chunks (known, or Arrow's membership test on the column
+    # as it is), the rows of the other questions are not aligned. Otherwise every row is, which refuses the first
+    # unknown one.
     open_key = repeats.key[~(_grades_of(judged, repeats.key) > 0) & ~find_sorted(repeats.overlapping, repeats.key)[1]]
     returned = table.table.column("chunk_id").cast(pa.string())
-    if pc.all(pc.is_in(returned, value_set=pa.array(chunk_ids, type=pa.string()))).as_py() is False:
+    if not aligned and pc.all(pc.is_in(returned, value_set=pa.array(chunk_ids, type=pa.string()))).as_py() is False:
         rows = run_rows(table, gold.ids, chunk_ids, None, function)
     else:
         asked = np.unique(open_key // width)

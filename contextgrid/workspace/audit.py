@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
     from contextgrid.core.log import LogEntry
     from contextgrid.data.records import EvalItem
-    from contextgrid.data.tables import RunTable
     from contextgrid.workspace.configuration import Configuration
     from contextgrid.workspace.model import Workspace
 
@@ -152,8 +151,8 @@ def _gold_findings(
 
     # The documents' words found once (the gold's passages' and each chunking's words are read from them, not
     # found again in their texts), each chunking once (configurations share chunks files; laid out against the gold
-    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold; the chunkings, then
-    # the runs, on one thread per CPU (mostly Arrow's and numpy's work, outside the GIL).
+    # as the workspace keeps it), then each run looked up in its chunking's repeats of the gold; the chunkings, each
+    # with its runs, on one thread per CPU (mostly Arrow's and numpy's work, outside the GIL).
     vocabulary = Vocabulary()
     words = document_words(workspace.documents, vocabulary)
     passages = gold_passages(workspace.gold, workspace.documents, vocabulary, function=function, words=words)
@@ -162,16 +161,16 @@ def _gold_findings(
         if config.chunks is not None:
             sharing.setdefault(str(config.chunks), []).append(config)
 
-    def prepare(first: Configuration) -> dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades] | str]:
-        """The repeats of ``first``'s chunking, for each configuration retrieving from it, with its run and grades
-        (each qrels file against the chunking once, for every run judged by it there), or the error."""
+    def label(first: Configuration) -> dict[str, pd.DataFrame | str]:
+        """The labels of each configuration retrieving from ``first``'s chunking (:func:`run_labels`, its repeats
+        found once, each qrels file against it once, for every run judged by it there), or the error."""
         path = str(first.chunks)
         # A copy of the vocabulary for each chunking, read beside the others: the only words it learns are in no
         # passage (the passages are coded), so they make no pair a passage has, whatever their codes.
         own = vocabulary.copy()
         repeats: ChunkingRepeats | None = None
         grades: dict[object, JudgedGrades] = {}
-        done: dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades] | str] = {}
+        done: dict[str, pd.DataFrame | str] = {}
         for config in sharing[path]:
             try:
                 if repeats is None:
@@ -186,32 +185,19 @@ def _gold_findings(
                 run, judged_by = workspace.run(config.name), config.qrels or ("gold", path)
                 if judged_by not in grades:
                     grades[judged_by] = judged_grades(repeats, workspace.qrels(config.name))
-                done[config.name] = (repeats, run, grades[judged_by])
+                # A run that passed the workspace's alignment check is not tested row by row again.
+                aligned = workspace.aligned(config.name)
+                done[config.name] = run_labels(repeats, run, grades[judged_by], function=function, aligned=aligned)
             except ContextGridError as error:
                 done[config.name] = str(error)
         return done
 
-    prepared: dict[str, tuple[ChunkingRepeats, RunTable, JudgedGrades]] = {}
-    failed: dict[str, str] = {}
-    for done in workspace.each_config(prepare, names=[configs[0].name for configs in sharing.values()]):
-        for name, value in done.items():
-            if isinstance(value, str):
-                failed[name] = value
-            else:
-                prepared[name] = value
-
-    def label(config: Configuration) -> pd.DataFrame | str:
-        try:
-            return run_labels(*prepared[config.name], function=function)
-        except ContextGridError as error:
-            return str(error)
-
-    labelled = dict(zip(prepared, workspace.each_config(label, names=list(prepared)), strict=True))
+    # Each chunking's runs labelled on the thread that found its repeats, as soon as it has.
+    labelled: dict[str, pd.DataFrame | str] = {}
+    for done in workspace.each_config(label, names=[configs[0].name for configs in sharing.values()]):
+        labelled.update(done)
     found, unreadable = [], []
     for config in workspace.configs:
-        if config.name in failed:
-            unreadable.append((config.name, failed[config.name]))
-            continue
         result = labelled.get(config.name)
         if isinstance(result, str):
             unreadable.append((config.name, result))

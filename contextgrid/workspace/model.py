@@ -518,6 +518,28 @@ class Workspace:
 
         self._load(("aligned", config.run, config.qrels, config.chunks), check)
 
+    def aligned(self, name: str) -> bool:
+        """Whether :meth:`check_alignment` has found configuration ``name``'s qrels and run to belong to its chunks
+        on this workspace: ``False`` until it has checked them (it does not check a configuration that names no
+        qrels), or when they failed.
+
+        Examples
+        --------
+        >>> from contextgrid.workspace.manifest import load_workspace
+        >>> from contextgrid.workspace.sample import SAMPLE
+        >>> workspace = load_workspace(SAMPLE)
+        >>> workspace.aligned("bm25-recursive-200-0")
+        False
+        >>> workspace.check_alignment("bm25-recursive-200-0")
+        >>> workspace.aligned("bm25-recursive-200-0"), workspace.aligned("lsa-recursive-200-0")
+        (True, False)
+        >>> handmade = load_workspace(HANDMADE)  # no chunks: nothing to check
+        >>> handmade.check_alignment("bm25-fixed-512"), handmade.aligned("bm25-fixed-512")
+        (None, False)
+        """
+        config = self.config(name)
+        return ("aligned", config.run, config.qrels, config.chunks) in self._cache
+
     def evaluate(
         self,
         *,
