@@ -20,6 +20,7 @@ import contextgrid as cg
 from contextgrid.analysis.audit import (
     _held_pairs,
     _pair_keys,
+    _word_sets,
     chunk_pair_sets,
     chunking_repeats,
     document_words,
@@ -79,6 +80,17 @@ def test_repeated_questions_equal_every_pair_compared(texts: list[list[str]], th
     assert list(zip(found["question"], found["other"], strict=True)) == [(q, other) for q, other, _ in expected]
     assert list(found["similarity"]) == pytest.approx([value for *_, value in expected])
     assert (found["kind"] == "duplicate_question").tolist() == [value == 1.0 for *_, value in expected]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab Z9_'’.-é\nßK[2]1,;")), max_size=30), max_size=6))
+def test_question_word_sets_are_the_word_rules_sets(texts: list[str]) -> None:
+    vocabulary = Vocabulary()
+    owner, code = _word_sets(texts, vocabulary)
+    spelled = {value: word for word, value in vocabulary.codes.items()}
+    assert [{spelled[c] for c in code[owner == i].tolist()} for i in range(len(texts))] == [words(t) for t in texts]
+    keys = owner * vocabulary.size + code
+    assert (np.diff(keys) > 0).all()  # by owner, then code, each word once
 
 
 def test_repeated_questions_sharing_a_common_word_by_the_thousand_take_either_road_to_the_same_pairs() -> None:

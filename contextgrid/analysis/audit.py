@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from contextgrid.analysis.word_sets import Vocabulary, WordSets, set_sizes, shared_counts
 from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
-from contextgrid.core.text import WORD, tokenize, words
+from contextgrid.core.text import CITATION, WORD, tokenize
 from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.keys import distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
@@ -113,7 +113,7 @@ def repeated_questions(items: Iterable[EvalItem], *, threshold: float = NEAR_DUP
     limit = check_fraction(threshold, function="repeated_questions", parameter="threshold", low_open=True)
     questions = checked_items(items, function="repeated_questions")
     vocabulary = Vocabulary()
-    sets = vocabulary.code([words(item.question) for item in questions])
+    sets = _word_sets([item.question for item in questions], vocabulary)
     n = len(questions)
     size = set_sizes(sets, n)
     first, second, both = _shared_pairs(sets, size, limit, vocabulary.size)
@@ -138,6 +138,31 @@ def repeated_questions(items: Iterable[EvalItem], *, threshold: float = NEAR_DUP
             "similarity": similarity.astype(float),
         }
     )
+
+
+def _word_sets(texts: Sequence[str], vocabulary: Vocabulary) -> WordSets:
+    """The :func:`~contextgrid.core.text.words` of each of ``texts`` as sets ``(owner, code)``, coded with
+    ``vocabulary`` (which learns the new ones), by owner then code: each distinct spelling folded and coded once,
+    the sets made distinct as columns, not a Python set per text.
+
+    Examples
+    --------
+    >>> vocabulary = Vocabulary()
+    >>> owner, code = _word_sets(["Refunds, REFUNDS [2] take", "", "take"], vocabulary)
+    >>> owner.tolist(), code.tolist(), sorted(vocabulary.codes.items())
+    ([0, 0, 2], [0, 1, 1], [('refunds', 0), ('take', 1)])
+    """
+    # As words() does: the apostrophes made one and the citation markers dropped before the split (no character
+    # case-folds to an apostrophe).
+    found = [WORD.findall(CITATION.sub(" ", text.replace("’", "'"))) for text in texts]
+    lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    flat = np.empty(int(lengths.sum()), dtype=object)
+    flat[:] = list(itertools.chain.from_iterable(found))
+    local, spellings = pd.factorize(flat)
+    codes = vocabulary.code_words([word.casefold() for word in spellings])[local]
+    size = vocabulary.size
+    keys = distinct_sorted(np.repeat(np.arange(len(found), dtype=np.int64), lengths) * size + codes)
+    return (keys // size).astype(np.int64), (keys % size).astype(np.int64)
 
 
 def _shared_pairs(sets: WordSets, size: IntArray, limit: float, words: int) -> tuple[IntArray, IntArray, IntArray]:
