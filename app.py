@@ -13,6 +13,7 @@ functions that use them), so that it answers as soon as it can.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 import time
@@ -155,6 +156,16 @@ def _dashboard() -> None:
     navigation.run()
 
 
+PREPARING = "contextgrid-prepare"
+"""The name of the thread that scores the default workspace as the server starts."""
+
+
+def _not_while_preparing(record: logging.LogRecord) -> bool:
+    """Drop Streamlit's warning that a cached function runs outside a visit when the preparing thread gives it:
+    that thread does so on purpose, and the warning would be the first thing a new user reads in the terminal."""
+    return record.threadName != PREPARING
+
+
 def _prepare_default(loop: asyncio.AbstractEventLoop) -> None:
     """Score the default workspace and lay out its grid, as a first visit to the Overview would, after telling the
     uploads which loop the server runs on (where sessions whose uploads are reaped are closed).
@@ -169,6 +180,7 @@ def _prepare_default(loop: asyncio.AbstractEventLoop) -> None:
         from pages._uploads import serve_on
 
     serve_on(loop)
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_not_while_preparing)
 
     started = time.perf_counter()
     root = _server.settings().workspace
@@ -185,7 +197,7 @@ async def _lifespan(_: object) -> AsyncIterator[None]:
     # Scoring on a thread, so that the server answers at once; the first visit finds the work done or under way.
     # When the server stops, the uploads go with it.
     loop = asyncio.get_running_loop()
-    threading.Thread(target=_prepare_default, args=(loop,), name="contextgrid-prepare", daemon=True).start()
+    threading.Thread(target=_prepare_default, args=(loop,), name=PREPARING, daemon=True).start()
     yield
     from pages._uploads import remove_uploads
 

@@ -39,7 +39,8 @@ def serving(
 ) -> Iterator[str]:
     """`streamlit run app.py` on a free port (on ``workspace``, else the sample); yields its URL.
 
-    The server's standard output goes to ``output`` if given; visitors may open folders under ``allow_folders``;
+    The server's standard output and error go to ``output`` if given (what a terminal shows); visitors may open
+    folders under ``allow_folders``;
     ``temporary`` is the server's temporary folder (where uploads go), if not the system's.
     """
     port = free_port()
@@ -59,7 +60,11 @@ def serving(
     environment = dict(os.environ) if temporary is None else {**os.environ, "TMPDIR": str(temporary)}
     printed = None if output is None else output.open("wb")
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=printed or subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment
+        command,
+        cwd=ROOT,
+        stdout=printed or subprocess.DEVNULL,
+        stderr=subprocess.PIPE if printed is None else subprocess.STDOUT,
+        env=environment,
     )
     if printed is not None:
         printed.close()  # the server has its own copy
@@ -73,7 +78,7 @@ def serving(
         except OSError as error:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                told = process.stderr.read().decode() if process.stderr else ""
+                told = process.stderr.read().decode() if process.stderr else output.read_text() if output else ""
                 raise RuntimeError(f"streamlit did not start: {told}") from error
             time.sleep(0.5)
     try:

@@ -162,6 +162,14 @@ def test_the_server_scores_its_workspace_as_it_starts(page: Page, tmp_path: Path
         expect(page.locator("[data-testid='stException']")).to_have_count(0)
 
 
+def test_the_terminal_shows_no_streamlit_warning_as_the_sample_is_scored(tmp_path: Path) -> None:
+    output = tmp_path / "server.txt"
+    with serving(output=output):
+        # The sample has evidence: its budget figure and verdict are computed too, all before any visit.
+        _printed(output, "contextgrid: scored")
+        assert "ScriptRunContext" not in output.read_text()
+
+
 def test_a_workspace_that_fails_at_start_is_explained_on_the_page(page: Page, tmp_path: Path) -> None:
     broken = tmp_path / "broken"
     shutil.copytree(HANDMADE, broken)
