@@ -31,11 +31,12 @@ import pyarrow.compute as pc
 from contextgrid.analysis.word_sets import Vocabulary, WordSets, set_sizes, shared_counts
 from contextgrid.core.checks import check_fraction
 from contextgrid.core.errors import parameter_error
-from contextgrid.core.text import CITATION, WORD, tokenize
+from contextgrid.core.text import WORD, tokenize
 from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.keys import distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
+from contextgrid.data.words import word_rows
 from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, RunRows, gold_columns, laid_out, run_rows
 
 __all__ = [
@@ -142,8 +143,8 @@ def repeated_questions(items: Iterable[EvalItem], *, threshold: float = NEAR_DUP
 
 def _word_sets(texts: Sequence[str], vocabulary: Vocabulary) -> WordSets:
     """The :func:`~contextgrid.core.text.words` of each of ``texts`` as sets ``(owner, code)``, coded with
-    ``vocabulary`` (which learns the new ones), by owner then code: each distinct spelling folded and coded once,
-    the sets made distinct as columns, not a Python set per text.
+    ``vocabulary`` (which learns the new ones), by owner then code: the word rule over all the texts at once
+    (:func:`~contextgrid.data.words.word_rows`), not a Python set per text.
 
     Examples
     --------
@@ -152,16 +153,11 @@ def _word_sets(texts: Sequence[str], vocabulary: Vocabulary) -> WordSets:
     >>> owner.tolist(), code.tolist(), sorted(vocabulary.codes.items())
     ([0, 0, 2], [0, 1, 1], [('refunds', 0), ('take', 1)])
     """
-    # As words() does: the apostrophes made one and the citation markers dropped before the split (no character
-    # case-folds to an apostrophe).
-    found = [WORD.findall(CITATION.sub(" ", text.replace("’", "'"))) for text in texts]
-    lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    flat = np.empty(int(lengths.sum()), dtype=object)
-    flat[:] = list(itertools.chain.from_iterable(found))
-    local, spellings = pd.factorize(flat)
-    codes = vocabulary.code_words([word.casefold() for word in spellings])[local]
+    text, code, found = word_rows(texts)
+    codes = vocabulary.code_words(found)[code]
     size = vocabulary.size
-    keys = distinct_sorted(np.repeat(np.arange(len(found), dtype=np.int64), lengths) * size + codes)
+    # The rows are distinct (text, word) pairs: recoded, they need only be put back in (owner, code) order.
+    keys = np.sort(text * size + codes)
     return (keys // size).astype(np.int64), (keys % size).astype(np.int64)
 
 
