@@ -516,7 +516,7 @@ class Workspace:
             check_alignment(self.gold, self.chunking_gold(name), self.run(name), self.qrels(name), function=where)
             return True
 
-        self._load(("aligned", config.run, config.qrels, config.chunks), check)
+        self._load(_aligned_key(config), check)
 
     def aligned(self, name: str) -> bool:
         """Whether :meth:`check_alignment` has found configuration ``name``'s qrels and run to belong to its chunks
@@ -537,8 +537,7 @@ class Workspace:
         >>> handmade.check_alignment("bm25-fixed-512"), handmade.aligned("bm25-fixed-512")
         (None, False)
         """
-        config = self.config(name)
-        return ("aligned", config.run, config.qrels, config.chunks) in self._cache
+        return _aligned_key(self.config(name)) in self._cache
 
     def evaluate(
         self,
@@ -637,6 +636,12 @@ def _shown(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root.resolve()))
     except ValueError:
         return str(path)
+
+
+def _aligned_key(config: Configuration) -> tuple[Hashable, ...]:
+    """Where :meth:`Workspace.check_alignment` keeps that ``config``'s files passed, which
+    :meth:`Workspace.aligned` asks."""
+    return ("aligned", config.run, config.qrels, config.chunks)
 
 
 def _cpu_count() -> int:
