@@ -247,15 +247,17 @@ class CauseQuestions:
         if len(self.owner) != len(self.gold.items):
             raise parameter_error("CauseQuestions", "owner", "one position per question with gold", self.owner)
 
+    def texts(self) -> list[str]:
+        """The questions, then their passages in order: the texts whose words :meth:`word_rows` finds."""
+        return [item.question for item in self.questions] + [text for each in self.passages for text in each]
+
     def word_rows(self) -> tuple[IntArray, IntArray, pd.Index]:
-        """Each distinct word of each text (:func:`~contextgrid.data.words.word_rows`, citation markers left
-        out), the texts being the questions, then their passages in order: the text's position, the word's code,
-        and the words. Found once, when first asked for."""
+        """Each distinct word of each of :meth:`texts` (:func:`~contextgrid.data.words.word_rows`, citation markers
+        left out): the text's position, the word's code, and the words. Found once, when first asked for."""
         rows = self._words.get("rows")
         if rows is None:
-            texts = [item.question for item in self.questions] + [text for each in self.passages for text in each]
             # setdefault: of two threads finding them at once, both keep the first one's.
-            rows = self._words.setdefault("rows", word_rows(texts))
+            rows = self._words.setdefault("rows", word_rows(self.texts()))
         return rows  # type: ignore[return-value]
 
     def passage_question(self) -> IntArray:
@@ -515,13 +517,12 @@ def _bm25_gaps(questions: CauseQuestions, analyzer: BM25Analyzer) -> BoolArray:
 
 
 def _citation_words(questions: CauseQuestions) -> tuple[IntArray, list[str]]:
-    """The words inside the citation markers (``[2]``) of :meth:`CauseQuestions.word_rows`' texts, which the
+    """The words inside the citation markers (``[2]``) of :meth:`CauseQuestions.texts`, which the
     word rows leave out and BM25's word rule reads: each one's text and the word, folded as
     :func:`~contextgrid.core.text.tokenize` folds it."""
-    texts = [item.question for item in questions.questions] + [text for each in questions.passages for text in each]
     owner: list[int] = []
     spelled: list[str] = []
-    for position, text in enumerate(texts):
+    for position, text in enumerate(questions.texts()):
         if "[" in text:  # no marker without one; most texts have none
             for marker in CITATION.findall(text):
                 for word in tokenize(marker):
