@@ -319,7 +319,14 @@ class SpanResolver:
         if type(item) is not EvalItem:
             return replace(item, gold=final, anchors=item.anchors + kept, unplaced=unplaced)
         # The common item made directly: replace() looks its fields up again for every item.
-        return EvalItem(item.id, item.question, final, item.anchors + kept, item.reference_answer, unplaced)
+        return EvalItem(
+            id=item.id,
+            question=item.question,
+            gold=final,
+            anchors=item.anchors + kept,
+            reference_answer=item.reference_answer,
+            unplaced=unplaced,
+        )
 
     def resolve(
         self,
