@@ -184,6 +184,26 @@ class Chunk:
         require(isinstance(self.span, Span), label, "span must be a Span")
         require(isinstance(self.text, str), label, f"text must be a str, got {type(self.text).__name__}")
 
+    @staticmethod
+    def common_columns(ids: list[Any], doc_ids: list[Any], starts: list[Any], ends: list[Any]) -> bool:
+        """Whether every chunk of these columns has the common chunk's id and span (the first test of
+        :class:`Span`'s and :class:`Chunk`'s ``__post_init__``), tested over whole columns: non-empty ``str``
+        ids and document ids, ``int`` offsets (exactly: not a bool) with ``0 <= start <= end``.
+
+        Examples
+        --------
+        >>> Chunk.common_columns(["c1"], ["a.md"], [0], [7]), Chunk.common_columns(["c1"], ["a.md"], [True], [7])
+        (True, False)
+        """
+        return (
+            {*map(type, ids), *map(type, doc_ids)} <= {str}
+            and {*map(type, starts), *map(type, ends)} <= {int}
+            and all(ids)
+            and all(doc_ids)
+            and min(starts, default=0) >= 0
+            and all(map(le, starts, ends))
+        )
+
     @classmethod
     def from_columns(
         cls,
@@ -214,16 +234,7 @@ class Chunk:
                 f"{[len(column) for column in columns]}"
             )
         ids, doc_ids, starts, ends, texts = columns
-        # The common record's checks (the first line of each __post_init__), over columns: exact types, by a set.
-        if not (
-            cls is Chunk
-            and {*map(type, ids), *map(type, doc_ids), *map(type, texts)} <= {str}
-            and {*map(type, starts), *map(type, ends)} <= {int}
-            and all(ids)
-            and all(doc_ids)
-            and min(starts, default=0) >= 0
-            and all(map(le, starts, ends))
-        ):
+        if not (cls is Chunk and Chunk.common_columns(ids, doc_ids, starts, ends) and {*map(type, texts)} <= {str}):
             return tuple(map(cls, ids, map(Span, doc_ids, starts, ends), texts))
         count = len(ids)
         spans = list(map(object.__new__, repeat(Span, count)))

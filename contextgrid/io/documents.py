@@ -162,7 +162,7 @@ def read_chunks(
 
 
 _CHUNK_EXPECTED = 'a JSON object {"id", "doc_id", "start", "end"} per line'
-_STR, _INT, _TEXT = frozenset({str}), frozenset({int}), frozenset({str, type(None)})
+_STR, _TEXT = frozenset({str}), frozenset({str, type(None)})
 
 
 def _types(values: list[Any]) -> set[type]:
@@ -182,18 +182,8 @@ def _chunks_at_once(
         list(map(dict.get, values, repeat(key))) for key in ("id", "doc_id", "start", "end", "text")
     ]
     ids, doc_ids, starts, ends, texts = columns
-    # Of the values JSON makes, each is checked to be of its exact type: only a bool is an int whose type is not int.
-    if not (
-        _types(ids) <= _STR
-        and all(ids)
-        and _types(doc_ids) <= _STR
-        and all(doc_ids)
-        and _types(starts) <= _INT
-        and _types(ends) <= _INT
-        and min(starts) >= 0
-        and all(map(le, starts, ends))
-        and len(set(ids)) == len(ids)
-    ):
+    # Ids and spans as the records want them (checked before the documents are sliced at the offsets), each id once.
+    if not (Chunk.common_columns(ids, doc_ids, starts, ends) and len(set(ids)) == len(ids)):
         return None
     if documents is not None:
         named = set(doc_ids)
