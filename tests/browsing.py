@@ -117,6 +117,30 @@ def settled(page: Page, *, timeout: float = 60_000) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
     expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=timeout)
     expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=timeout)
+    # Until its code has loaded, a chart or table is a skeleton: the page is not yet what the run drew.
+    expect(page.locator("[data-testid='stSkeleton']:visible")).to_have_count(0, timeout=timeout)
+
+
+# A tab panel that shows at least one element (a run leaves the panels of tabs it did not open empty).
+_PANEL_DRAWN = """tab => {
+    const panel = document.getElementById(tab.getAttribute("aria-controls"));
+    return panel !== null && [...panel.querySelectorAll("[data-testid=stElementContainer]")]
+        .some(element => element.checkVisibility() && element.offsetHeight > 0);
+}"""
+
+
+def open_tab(page: Page, name: str, *, timeout: float = 60_000) -> None:
+    """Open the tab ``name`` and wait for the run it starts to end.
+
+    A tab whose view runs only when open starts a run on its click: until that run begins, the last one's state
+    (not running, nothing stale) passes ``settled``, and the elements found next are replaced under the test
+    (Playwright's "not attached to the DOM"). Its panel is empty until the new run has drawn in it.
+    """
+    tab = page.get_by_role("tab", name=name, exact=True)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true")
+    page.wait_for_function(_PANEL_DRAWN, arg=tab.element_handle(), timeout=timeout)
+    settled(page, timeout=timeout)
 
 
 def upload(page: Page, uploader: str, path: Path) -> None:

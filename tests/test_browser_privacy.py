@@ -8,7 +8,7 @@ import urllib.parse
 from collections.abc import Iterator
 
 import pytest
-from browsing import serving, settled
+from browsing import open_tab, serving, settled
 from playwright.sync_api import Page, expect
 
 # Every page of app.py's navigation, by its title in the sidebar.
@@ -45,10 +45,7 @@ def _every_tab(page: Page) -> list[str]:
         left = [name for name in shown if name not in clicked]
         if not left:
             return clicked
-        tab = page.get_by_role("tab", name=left[-1], exact=True)
-        tab.click()
-        expect(tab).to_have_attribute("aria-selected", "true")
-        settled(page)
+        open_tab(page, left[-1])
         clicked.append(left[-1])
 
 

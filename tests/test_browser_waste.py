@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browsing import ROOT, open_waste, serving, settled
+from browsing import ROOT, open_tab, open_waste, serving, settled
 from hostile import EVIDENCE, HOSTILE, fee_query, hostile_workspace
 from playwright.sync_api import Page, expect
 
@@ -86,11 +86,8 @@ def test_every_chart_of_the_sample_workspaces_waste_page_is_drawn(
         ("Recall against waste", 0, "waste-precision-recall"),
         ("Recall against waste", 1, "waste-characters"),
     ]:
-        tab = page.get_by_role("tab", name=view)
-        if tab.get_attribute("aria-selected") != "true":
-            tab.click()
-            expect(tab).to_have_attribute("aria-selected", "true")
-            settled(page, timeout=180_000)
+        if page.get_by_role("tab", name=view, exact=True).get_attribute("aria-selected") != "true":
+            open_tab(page, view, timeout=180_000)
             expect(page.locator("[data-testid='stException']")).to_have_count(0)
         charts = page.get_by_test_id("stPlotlyChart")
         found = charts.nth(place if place >= 0 else charts.count() + place)
