@@ -363,3 +363,48 @@ def test_evidence_of_rows_cut_from_deeper_ones_is_the_evidence_at_that_k() -> No
     outside = RunRows(np.array([len(gold.items)]), np.array([1]), np.array([0]))
     with pytest.raises(ContextGridError, match="'rows' parameter of rows_evidence"):
         rows_evidence(chunking, outside)
+
+
+def _rows_by_hand(run: dict[str, list[str]], questions: list[str], chunk_ids: list[str], k: int | None) -> list:
+    """run_rows' rows written out: (question position, rank, chunk position), by question then rank."""
+    rows = []
+    for item, question in enumerate(questions):
+        for rank, chunk in enumerate(run.get(question, []), start=1):
+            if k is None or rank <= k:
+                rows.append((item, rank, chunk_ids.index(chunk)))
+    return rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from("abcdef"), min_size=1, max_size=5, unique=True),
+            st.lists(st.sampled_from(["q1", "q2", "q3", "q4"]), min_size=1, max_size=4, unique=True),
+            st.one_of(st.none(), st.integers(1, 4)),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_one_run_aligned_with_many_chunkings_and_question_lists_in_turn_gives_each_its_own_rows(
+    alignments: list[tuple[list[str], list[str], int | None]],
+) -> None:
+    # One run table, as a workspace keeps it, aligned in turn with chunkings and question lists that come and go
+    # (more of them than the run keeps positions for): each alignment is the one written out by hand, and a chunk
+    # the chunking does not have is refused, whatever was aligned before.
+    plain = {"q1": ["a", "b", "c"], "q2": ["c"], "q3": ["f", "e", "d", "a"]}
+    run = cg.RunTable.from_dict(plain)
+    # The same lists come back as the same objects, as a workspace's chunking and questions do.
+    indexes: dict[tuple[str, ...], pd.Index] = {}
+    for chunk_ids, questions, k in alignments + alignments[::-1]:
+        chunking = indexes.setdefault(tuple(chunk_ids), pd.Index(chunk_ids))
+        asked = indexes.setdefault(tuple(questions), pd.Index(questions))
+        needed = {chunk for q in questions if q in plain for chunk in plain[q][: k if k is not None else None]}
+        if needed <= set(chunk_ids):
+            rows = run_rows(run, asked, chunking, k, "test")
+            got = list(zip(rows.item.tolist(), rows.rank.tolist(), rows.chunk.tolist(), strict=True))
+            assert got == _rows_by_hand(plain, questions, chunk_ids, k)
+        else:
+            with pytest.raises(ContextGridError, match="which is not among the"):
+                run_rows(run, asked, chunking, k, "test")

@@ -299,6 +299,22 @@ class _GroupedTable:
         value: _T = self._derived[name]
         return value
 
+    def derived_against(self, name: str, other: object, build: Callable[[], _T], *, keep: int = 2) -> _T:
+        """The value ``build()`` computes from these rows and ``other`` (an object that does not change, such as a
+        chunking's ids), kept with the table for the last ``keep`` such objects, each known by its identity.
+
+        Each is held with its value, so an identity is never another object's while it is kept; at most ``keep``
+        are, so a caller passing a new object on every call holds no more than that.
+        """
+        with self._derived_lock:
+            kept: deque[tuple[object, Any]] = self._derived.setdefault(f"against:{name}", deque(maxlen=keep))
+            for known, value in kept:
+                if known is other:
+                    return cast(_T, value)
+            built = build()
+            kept.append((other, built))
+            return built
+
     def __len__(self) -> int:
         return len(self._starts) - 1
 

@@ -23,7 +23,14 @@ from contextgrid.core.errors import ContextGridError
 from contextgrid.data.keys import find_sorted
 from contextgrid.data.records import Chunk, EvalItem, Span
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, gold_columns, laid_out, run_rows
+from contextgrid.evidence.run_waste import (
+    ChunkingGold,
+    GoldColumns,
+    gold_columns,
+    laid_out,
+    run_chunk_positions,
+    run_rows,
+)
 
 __all__ = ["MISMATCH", "check_alignment", "disjoint_rankings"]
 
@@ -70,13 +77,10 @@ the chunks look like two different chunkings
     chunking = laid_out(gold, chunks, function)
     values, chunk_ids = chunking.columns.chunks, chunking.columns.ids
     ranking, judged = RunTable.from_dict(run), QrelsTable.from_dict(qrels)
-    # Every question of the run: Arrow's membership test on the column as it is, and, when a chunk is not among
-    # the chunks, the shared alignment, which refuses it naming the question and the rank.
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    returned = ranking.table.column("chunk_id").cast(pa.string())
-    if pc.all(pc.is_in(returned, value_set=pa.array(chunk_ids, type=pa.string()))).as_py() is False:
+    # Every question of the run: each row's chunk found among the chunks (kept with the run, which every view
+    # then aligns the same way), and, when one is not there, the shared alignment, which refuses it naming the
+    # question and the rank.
+    if (run_chunk_positions(ranking, chunk_ids) < 0).any():
         run_rows(ranking, pd.Index(ranking.question_ids, dtype=object), chunk_ids, None, function)
 
     starts = np.asarray(judged.starts, dtype=np.int64)

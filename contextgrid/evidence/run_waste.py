@@ -20,6 +20,8 @@ from contextgrid.evidence.character import gold_spans
 if TYPE_CHECKING:
     import pandas as pd
 
+    from contextgrid.data.tables import RunTable
+
 __all__ = [
     "BOX_COLUMNS",
     "CHARACTER_BOXES",
@@ -40,6 +42,7 @@ __all__ = [
     "ranked_evidence",
     "retrieved_table",
     "rows_evidence",
+    "run_chunk_positions",
     "run_rows",
     "union_contributions",
 ]
@@ -120,8 +123,6 @@ def run_rows(
 not among the 2 chunks given; the run and the chunks must come from the same chunking
     """
     import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
     from contextgrid.data.tables import RunTable
 
@@ -132,19 +133,21 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
     starts = table.starts.astype(np.int64)
     group = np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
     rank = np.arange(table.num_rows, dtype=np.int64) - starts[group] + 1
-    per_question = question_ids.get_indexer(pd.Index(table.question_ids, dtype=object)).astype(np.int64)
+    # The run's questions among these, once for each list of questions a run is aligned with (views align it
+    # with every question, or with those that have gold, again and again).
+    per_question = table.derived_against(
+        "question positions",
+        question_ids,
+        lambda: question_ids.get_indexer(pd.Index(table.question_ids, dtype=object)).astype(np.int64),
+        keep=4,
+    )
     item = per_question[group]
     keep = (item >= 0) & (rank <= (k if k is not None else table.num_rows))
     item, rank = item[keep], rank[keep]
-    # Arrow's hash lookup on the string column as it is (no Python str per row), of the rows kept only.
-    names = table.table.column("chunk_id").cast(pa.string())
-    if not keep.all():  # a copy of every id kept, only when some are not
-        names = names.filter(pa.array(keep))
-    positions = pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1)
-    chunk = np.asarray(positions, dtype=np.int64)
+    chunk = run_chunk_positions(table, chunk_ids)[keep].astype(np.int64)
     if (chunk < 0).any():
         row = int(np.flatnonzero(chunk < 0)[0])
-        name = names[row].as_py()
+        name = table.table.column("chunk_id")[int(np.flatnonzero(keep)[row])].as_py()
         raise ContextGridError(
             f"{function}: the run for question {question_ids[item[row]]!r} returns chunk {name!r} at "
             f"rank {rank[row]}, which is not among the {len(chunk_ids)} chunks given; the run and the chunks must "
@@ -155,6 +158,33 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
     # By question, then rank: one stable sort of one integer key (ranks are at least 1), not lexsort's two.
     order = np.argsort(item * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
     return RunRows(item[order], rank[order], chunk[order])
+
+
+def run_chunk_positions(run: RunTable, chunk_ids: pd.Index) -> npt.NDArray[np.int32]:
+    """Where each row's chunk of ``run`` is in ``chunk_ids``, -1 for a chunk not there, kept with the run for the
+    ids it was last aligned with: a view aligns the same run with the same chunking for every question, k and
+    measure, and this hash lookup of every row's id is most of that alignment's cost.
+
+    The array is shared: read it, never write to it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from contextgrid.data.tables import RunTable
+    >>> run = RunTable.from_dict({"q1": ["b", "a"], "q2": ["zz"]})
+    >>> run_chunk_positions(run, pd.Index(["a", "b"])).tolist()
+    [1, 0, -1]
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def positions() -> npt.NDArray[np.int32]:
+        # Arrow's hash lookup on the string column as it is (no Python str per row).
+        names = run.table.column("chunk_id").cast(pa.string())
+        found = pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1)
+        return np.asarray(found, dtype=np.int32)
+
+    return run.derived_against("chunk positions", chunk_ids, positions)
 
 
 @dataclass(frozen=True, slots=True)
