@@ -66,7 +66,7 @@ from contextgrid.evidence.waste import Waste, measure_waste, waste_frame
 from contextgrid.render.markup import escape_markdown as md
 from contextgrid.render.waste_figures import POINTS_DRAWN
 from contextgrid.significance import ComparisonTable, compare_configurations
-from contextgrid.workspace.answers import workspace_answer, workspace_answers_frame
+from contextgrid.workspace.answers import workspace_answer, workspace_answers_frame, workspace_answers_frames
 from contextgrid.workspace.budget import BudgetCurves
 from contextgrid.workspace.model import Workspace
 from contextgrid.workspace.summary import ConfigurationSummary, configuration_summary
@@ -557,9 +557,20 @@ def comparison(
 # -- answers (pages/answers.py) --------------------------------------------------------------------
 
 
-# Every answer's scores: only read (the views below sort or concatenate a copy), so not copied on every run.
-@cached(max_entries=32, resource=True)
+# Every answer's scores, all configurations' read and scored at once on the workspace's threads, each failure kept
+# with its configuration: only read (the views below sort or concatenate a copy), so not copied on every run.
+@cached(max_entries=16, resource=True)
+def _scored_answers(at: Snapshot) -> tuple[Mapping[str, pd.DataFrame], Mapping[str, ContextGridError]]:
+    return workspace_answers_frames(at.workspace, names=_named_answers(at))
+
+
 def _answers_frame(at: Snapshot, config: str) -> pd.DataFrame:
+    frames, failed = _scored_answers(at)
+    if config in frames:
+        return frames[config]
+    if config in failed:
+        raise failed[config].with_traceback(None)
+    # A configuration without answers: refused as the library refuses it.
     return workspace_answers_frame(at.workspace, config)
 
 
@@ -568,17 +579,10 @@ def _named_answers(source: Source | Snapshot) -> list[str]:
 
 
 # The errors are kept as raised, to be shown with the source's own file names (:func:`shown`).
-@cached(max_entries=16, resource=True)
 def unreadable_answers(at: Snapshot) -> Mapping[str, ContextGridError]:
     """The configurations whose answers cannot be read or scored, each with its error: the answer views leave
     them out and say why (their retrieval scores are still shown everywhere else)."""
-    failed = {}
-    for name in _named_answers(at):
-        try:
-            _answers_frame(at, name)
-        except ContextGridError as error:
-            failed[name] = error
-    return MappingProxyType(failed)
+    return _scored_answers(at)[1]
 
 
 def answer_configs(source: Source | Snapshot) -> list[str]:

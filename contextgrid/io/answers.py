@@ -13,7 +13,10 @@ gives the same answers as records. Either keeps the line each answer was
 read from (:meth:`AnswerColumns.where`,
 :attr:`~contextgrid.data.records.AnswerRecord.source`),
 so that a check made later, against the questions or the chunks, names it
-without reading the file again.
+without reading the file again. A file whose every line is one object of
+the four fields, each of its type, keeping every rule (as a pipeline writes
+them) is parsed by pyarrow in one call; any other is read line by line,
+which refuses what it refuses.
 """
 
 from __future__ import annotations
@@ -356,6 +359,9 @@ def read_answer_columns(
         within=within,
     )
     expected = 'a JSON object {"question_id", "answer", "citations", "context_chunk_ids"} per line'
+    source.require_content(expected)
+    if (parsed := _parsed_whole(source)) is not None:
+        return parsed
     # Each object's fields kept as they are read, its lists laid end to end, so that no object or list outlives its
     # line (the collector would walk the many kept ones again and again); checked when all are read.
     read = _Read([], [], [], [], [], [], {})
@@ -391,6 +397,83 @@ def read_answer_columns(
         [source.shown] * len(numbers),
         numbers,
         lines,
+    )
+
+
+def _parsed_whole(source: Source) -> AnswerColumns | None:
+    """The answers of ``source`` parsed by pyarrow in one call, when every line is one object that gives only the four
+    fields, each of its type, and keeps every rule; None otherwise, for the line-by-line reader to read (and refuse
+    what it refuses, with its words).
+
+    Each line starts with ``{`` and ends with ``}``: a value holds no ``}`` followed by ``{``, so no value crosses a
+    line end, and as many values as lines leaves one per line. pyarrow refuses a repeated or other key, a value of
+    another type and what Python's parser refuses (control characters in a string, ``NaN``); the bytes are UTF-8,
+    decoded here for the lines' texts.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pajson
+
+    data = source.data
+    body = data.removesuffix(b"\n")
+    # Left to the line-by-line reader: a line that does not start and end with a brace, a ``\\r`` (a line end its
+    # lines drop), a ``\\u`` escape (a lone surrogate, a key spelled otherwise) and a ``null`` (a list given as null,
+    # which pyarrow does not tell from a list not given).
+    if (
+        not (body.startswith(b"{") and body.endswith(b"}"))
+        or body.count(b"\n") != body.count(b"}\n{")
+        or any(doubtful in body for doubtful in (b"\r", b"\\u", b"null"))
+    ):
+        return None
+    try:
+        lines = body.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    schema = pa.schema(
+        {
+            "question_id": pa.string(),
+            "answer": pa.string(),
+            "citations": pa.list_(pa.int64()),
+            "context_chunk_ids": pa.list_(pa.string()),
+        }
+    )
+    options = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    try:
+        table = pajson.read_json(
+            pa.BufferReader(data),
+            read_options=pajson.ReadOptions(block_size=1 << 24, use_threads=False),
+            parse_options=options,
+        )
+    except pa.ArrowInvalid:
+        return None
+    question_id, text = table.column("question_id"), table.column("answer")
+    # No null was written, so a null list is one not given (an empty one) and a null string a field missing.
+    citations, context = (table.column(name).combine_chunks() for name in ("citations", "context_chunk_ids"))
+    cited, chunk_ids = citations.flatten(), context.flatten()
+    if (
+        table.num_rows != len(lines)
+        or question_id.null_count
+        or text.null_count
+        or (len(question_id) and pc.min(pc.utf8_length(question_id)).as_py() == 0)
+        or (len(cited) and pc.min(cited).as_py() < 1)
+        or (len(chunk_ids) and pc.min(pc.utf8_length(chunk_ids)).as_py() == 0)
+        or pc.count_distinct(question_id).as_py() != len(question_id)
+    ):
+        return None
+    n = table.num_rows
+    cited_counts, chunk_counts = (
+        pc.list_value_length(lists).fill_null(0).to_numpy(zero_copy_only=False) for lists in (citations, context)
+    )
+    return AnswerColumns(
+        np.asarray(question_id.to_numpy(zero_copy_only=False), dtype=object),
+        np.asarray(text.to_numpy(zero_copy_only=False), dtype=object),
+        np.asarray(cited.to_numpy(zero_copy_only=False), dtype=np.int64),
+        np.concatenate(([0], np.cumsum(cited_counts, dtype=np.int64))),
+        np.asarray(chunk_ids.to_numpy(zero_copy_only=False), dtype=object),
+        np.concatenate(([0], np.cumsum(chunk_counts, dtype=np.int64))),
+        np.array([source.shown] * n, dtype=object),
+        np.arange(1, n + 1, dtype=np.int64),
+        np.array(lines, dtype=object),
     )
 
 

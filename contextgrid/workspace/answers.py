@@ -8,6 +8,8 @@ them (:func:`workspace_answers`). Each chunking's words are found once per works
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,13 +24,14 @@ from contextgrid.answering.batch import (
 )
 from contextgrid.answering.context import DEFAULT_TOKENIZER
 from contextgrid.chunking import Tokenizer
-from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
+from contextgrid.core.errors import ContextGridError, MissingWorkspaceInputError, parameter_error
 from contextgrid.data.records import EvalItem
 from contextgrid.io.answers import AnswerColumns
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from contextgrid.workspace.configuration import Configuration
     from contextgrid.workspace.model import Workspace
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "workspace_answer",
     "workspace_answers",
     "workspace_answers_frame",
+    "workspace_answers_frames",
     "workspace_summary",
 ]
 
@@ -82,6 +86,39 @@ def workspace_answers_frame(workspace: Workspace, name: str) -> pd.DataFrame:
     return score_frame(
         resolved_items(workspace), columns, found, workspace.qrels(name), source=workspace.config(name).answers
     )
+
+
+def workspace_answers_frames(
+    workspace: Workspace, *, names: Sequence[str] | None = None
+) -> tuple[Mapping[str, pd.DataFrame], Mapping[str, ContextGridError]]:
+    """:func:`workspace_answers_frame` of every configuration that has answers (or of ``names``), on the workspace's
+    threads (:meth:`~contextgrid.workspace.model.Workspace.each_config`): the frames of those whose answers can be
+    read and scored, and the error of each of the others, as reading it alone raises it.
+
+    Examples
+    --------
+    >>> from contextgrid.workspace.manifest import load_workspace
+    >>> from contextgrid.workspace.sample import SAMPLE
+    >>> workspace = load_workspace(SAMPLE)
+    >>> frames, failed = workspace_answers_frames(workspace)
+    >>> list(frames), dict(failed)
+    (['bm25-recursive-200-0', 'lsa-recursive-500-0', 'bm25-recursive-2000-0', 'bm25-fixed_chars-500-100'], {})
+    >>> frames["lsa-recursive-500-0"].equals(workspace_answers_frame(workspace, "lsa-recursive-500-0"))
+    True
+    """
+    chosen = [config.name for config in workspace.configs if config.answers is not None] if names is None else names
+
+    def scored(config: Configuration) -> pd.DataFrame | ContextGridError:
+        try:
+            return workspace_answers_frame(workspace, config.name)
+        except ContextGridError as error:  # one configuration's bad answers leave the others' to be shown
+            return error
+
+    # Reading and scoring are mostly pyarrow's and numpy's work, much of it outside the GIL.
+    results = dict(zip(chosen, workspace.each_config(scored, names=chosen), strict=True))
+    frames = {name: result for name, result in results.items() if not isinstance(result, ContextGridError)}
+    failed = {name: result for name, result in results.items() if isinstance(result, ContextGridError)}
+    return MappingProxyType(frames), MappingProxyType(failed)
 
 
 def workspace_answers(
