@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 
 import contextgrid as cg
 from contextgrid.analysis.audit import (
+    _ascii_document_words,
     _held_pairs,
     _pair_keys,
+    _regex_document_words,
     _word_sets,
     chunk_pair_sets,
     chunking_repeats,
@@ -187,6 +189,12 @@ def test_repeats_read_from_the_documents_word_pairs_equal_those_of_the_texts(
     assert read.key.tolist() == found.key.tolist()
     assert read.passage.tolist() == found.passage.tolist()
     assert read.held.tolist() == found.held.tolist()
+    # Elsewhere: the same repeats but those of chunks overlapping their question's gold.
+    away = chunking_repeats(passages, chunks, vocabulary, threshold=threshold, words=words, elsewhere=True)
+    beside = ~np.isin(read.key, read.overlapping)
+    assert away.key.tolist() == read.key[beside].tolist()
+    assert away.passage.tolist() == read.passage[beside].tolist()
+    assert away.held.tolist() == read.held[beside].tolist()
 
 
 @settings(max_examples=300, deadline=None)
@@ -201,6 +209,22 @@ def test_document_words_are_the_word_rules_matches_in_each_document(texts: list[
     folded = [text[a:b].replace("’", "'").casefold() for text, each in zip(texts, spans, strict=True) for a, b in each]
     pairs = set(zip(folded, found.code.tolist(), strict=True))
     assert len(pairs) == len(set(folded)) == len(set(found.code.tolist()))
+    # New words learn their codes in order of first appearance, after those the vocabulary knew.
+    vocabulary = Vocabulary()
+    vocabulary.code_words(["zz", "b"])
+    known = {"zz": 0, "b": 1}
+    for word in folded:
+        known.setdefault(word, len(known))
+    assert document_words(documents, vocabulary).code.tolist() == [known[word] for word in folded]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab Z9_'.-\n\x01[2]")), max_size=30), max_size=4))
+def test_ascii_documents_words_found_on_their_bytes_equal_the_word_rules_regex(texts: list[str]) -> None:
+    doc, start, end, found = _ascii_document_words(texts)
+    reference = _regex_document_words(texts)
+    assert (doc.tolist(), start.tolist(), end.tolist()) == tuple(part.tolist() for part in reference[:3])
+    assert found.to_pylist() == reference[3]
 
 
 def test_chunk_pairs_are_not_read_from_the_documents_for_a_chunk_whose_text_is_not_its_span() -> None:
@@ -331,19 +355,21 @@ def test_missing_labels_equal_the_reference(case: tuple[Any, ...]) -> None:
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))
 
 
-@pytest.mark.parametrize("laid_out", [False, True])
+@pytest.mark.parametrize(("laid_out", "elsewhere"), [(False, False), (True, False), (True, True)])
 @settings(max_examples=300, deadline=None)
 @given(label_inputs())
-def test_labels_read_from_the_documents_words_equal_the_reference(laid_out: bool, case: tuple[Any, ...]) -> None:
+def test_labels_read_from_the_documents_words_equal_the_reference(
+    laid_out: bool, elsewhere: bool, case: tuple[Any, ...]
+) -> None:
     # The audit of a workspace reads each chunking's words from the documents' (chunking_repeats' words), its
-    # gold and each chunking laid out as the workspace keeps them.
+    # gold and each chunking laid out as the workspace keeps them, and only the repeats elsewhere than the gold.
     items, chunks, run, qrels, documents, threshold = case
     vocabulary = Vocabulary()
     gold = gold_columns(items) if laid_out else items
     words = document_words(documents, vocabulary)
     passages = gold_passages(gold, documents, vocabulary, words=words if laid_out else None)
     chunking = chunking_gold(passages.gold, chunks) if laid_out else chunks
-    repeats = chunking_repeats(passages, chunking, vocabulary, threshold=threshold, words=words)
+    repeats = chunking_repeats(passages, chunking, vocabulary, threshold=threshold, words=words, elsewhere=elsewhere)
     found = run_labels(repeats, run, judged_grades(repeats, qrels) if laid_out else qrels)
     rows = list(zip(found["question"], found["chunk_id"], found["rank"], found["passage"], strict=True))
     assert sorted(rows) == sorted(reference_labels(items, chunks, run, qrels, documents, threshold))

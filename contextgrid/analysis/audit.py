@@ -351,25 +351,23 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     >>> found.start.tolist(), found.end.tolist(), found.code.tolist()
     ([0, 8, 13, 16], [7, 12, 15, 20], [0, 1, 2, 3])
     """
-    import pandas as pd
-
-    # Split around the words, a text's pieces alternate: what lies before the first word, a word, what lies
-    # between it and the next, ...: their lengths add up to each word's end, and to its start before it, with no
-    # match object per word.
-    starts, ends, found = [], [], []
-    for text in documents.values():
-        pieces = _AROUND_WORDS.split(text.replace("’", "'"))
-        reach = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
-        ends.append(reach[1::2])
-        starts.append(reach[:-1:2])
-        found.append(pieces[1::2])
-    counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    start = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
-    end = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
-    flat = np.empty(int(counts.sum()), dtype=object)
-    flat[:] = list(itertools.chain.from_iterable(found))
-    local, spellings = pd.factorize(flat)
-    codes = vocabulary.code_words([word.casefold().replace("’", "'") for word in spellings])[local]
+    texts = list(documents.values())
+    plain = np.fromiter((text.isascii() for text in texts), dtype=bool, count=len(texts))
+    # The ASCII documents in one pass on their bytes, the others by the word rule's regex; each word's document
+    # kept, to put them back in document order.
+    ascii_rows, other_rows = np.flatnonzero(plain), np.flatnonzero(~plain)
+    ascii_doc, ascii_start, ascii_end, ascii_found = _ascii_document_words([texts[row] for row in ascii_rows.tolist()])
+    other_doc, other_start, other_end, other_found = _regex_document_words([texts[row] for row in other_rows.tolist()])
+    doc = np.concatenate((ascii_rows[ascii_doc], other_rows[other_doc])).astype(np.int64)
+    start, end = np.concatenate((ascii_start, other_start)), np.concatenate((ascii_end, other_end))
+    found = pa.concat_arrays([ascii_found, pa.array(other_found, pa.large_string())])
+    if len(other_rows) and len(ascii_rows):
+        order = np.argsort(doc, kind="stable")  # each part is in document, then word order already
+        doc, start, end, found = doc[order], start[order], end[order], found.take(pa.array(order))
+    # Coded in order of first appearance, as the words are met: new words learn their codes in that order.
+    coded = found.dictionary_encode()
+    codes = vocabulary.code_words(coded.dictionary.to_pylist())[coded.indices.to_numpy(zero_copy_only=False)]
+    counts = np.bincount(doc, minlength=len(texts))
     return DocumentWords(
         documents,
         pd.Index(list(documents), dtype=object),
@@ -378,6 +376,58 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
         end.astype(np.int64),
         codes.astype(np.int64),
     )
+
+
+_ASCII_ALNUM = np.array([chr(byte).isascii() and chr(byte).isalnum() for byte in range(256)], dtype=bool)
+"""Whether each byte is an ASCII letter or digit: on ASCII text, what the word rule's ``[^\\W_]`` matches."""
+
+_ASCII_FOLD = np.array([ord(chr(byte).lower()) if byte < 128 else byte for byte in range(256)], dtype=np.uint8)
+"""Each ASCII byte lowercased: an ASCII word's fold."""
+
+
+def _ascii_document_words(texts: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, pa.Array]:
+    """The words of the ASCII ``texts`` by the word rule: each word's text, start and end (its characters), and
+    the words folded, in order, as a pyarrow string array.
+
+    On ASCII text a word is a run of letters and digits with an apostrophe between two of them: the runs of such
+    bytes are the rule's matches, found on the bytes of all the texts at once with no Python string per word.
+    """
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    begins = np.cumsum(lengths + 1) - lengths - 1
+    # Joined by a space: no word runs from one text into the next.
+    data = np.frombuffer(" ".join(texts).encode("ascii"), dtype=np.uint8)
+    inside = _ASCII_ALNUM[data]
+    apostrophe = np.flatnonzero(data[1:-1] == ord("'")) + 1
+    inside[apostrophe] = inside[apostrophe - 1] & inside[apostrophe + 1]
+    edges = np.flatnonzero(np.diff(inside, prepend=False, append=False))
+    start, end = edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
+    text = np.searchsorted(begins, start, side="right") - 1
+    offsets = np.concatenate(([0], np.cumsum(end - start))).astype(np.int64)
+    joined = _ASCII_FOLD[data[inside]].tobytes()
+    found = pa.LargeStringArray.from_buffers(len(start), pa.py_buffer(offsets), pa.py_buffer(joined))
+    return text.astype(np.int64), start - begins[text], end - begins[text], found
+
+
+def _regex_document_words(texts: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, list[str]]:
+    """:func:`_ascii_document_words` of any ``texts``, by the word rule's regex, the words folded as a list."""
+    # Split around the words, a text's pieces alternate: what lies before the first word, a word, what lies
+    # between it and the next, ...: their lengths add up to each word's end, and to its start before it, with no
+    # match object per word.
+    starts, ends, found = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], []
+    for text in texts:
+        pieces = _AROUND_WORDS.split(text.replace("’", "'"))
+        reach = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
+        ends.append(reach[1::2])
+        starts.append(reach[:-1:2])
+        found.append(pieces[1::2])
+    counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    flat = np.empty(int(counts.sum()), dtype=object)
+    flat[:] = list(itertools.chain.from_iterable(found))
+    # Each distinct spelling folded once.
+    local, spellings = pd.factorize(flat)
+    folded = np.array([word.casefold().replace("’", "'") for word in spellings], dtype=object)[local]
+    owner = np.repeat(np.arange(len(texts), dtype=np.int64), counts)
+    return owner, np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64), folded.tolist()
 
 
 def chunk_pair_sets(values: Sequence[Chunk], words: DocumentWords, vocabulary: Vocabulary) -> PairSets | None:
@@ -600,6 +650,7 @@ def chunking_repeats(
     threshold: float = REPEATS_GOLD,
     function: str = "chunking_repeats",
     words: DocumentWords | None = None,
+    elsewhere: bool = False,
 ) -> ChunkingRepeats:
     """The chunks of ``chunks`` holding at least ``threshold`` of a gold passage's pairs (``passages`` coded with
     ``vocabulary``), each distinct chunk's text read once, whichever runs retrieve it.
@@ -607,7 +658,9 @@ def chunking_repeats(
     ``words``, the documents' :func:`document_words` (coded with ``vocabulary``), spares finding the words of
     chunks that are slices of the documents again (:func:`chunk_pair_sets`): the same pairs. ``chunks`` laid out
     against the passages' gold already (a :class:`~contextgrid.evidence.run_waste.ChunkingGold` built from
-    ``passages.gold``) spares finding which chunks overlap it again.
+    ``passages.gold``) spares finding which chunks overlap it again. ``elsewhere`` keeps only the chunks that
+    overlap none of their passage's question's gold, the only ones :func:`run_labels` can find (the same labels):
+    the chunks holding a passage where it is, most of those found, are not counted.
 
     A chunk holding a share ``threshold`` of a passage's ``n`` pairs holds at least one of any ``n - m + 1`` of
     them (``m`` the fewest pairs making that share): only the chunks holding one of the passage's ``n - m + 1``
@@ -623,6 +676,8 @@ def chunking_repeats(
     >>> repeats = chunking_repeats(passages, chunks, vocabulary)
     >>> repeats.key.tolist(), repeats.held.tolist(), repeats.overlapping.tolist()
     ([0, 1], [1.0, 1.0], [0])
+    >>> chunking_repeats(passages, chunks, vocabulary, elsewhere=True).key.tolist()
+    [1]
     """
     import pandas as pd
 
@@ -654,6 +709,9 @@ def chunking_repeats(
     many = max(len(size), 1)
     pairs = distinct_sorted(holding_chunk[held_at] * many + passage_owner[chosen][hit])
     in_chunk, passage = pairs // many, pairs % many
+    if elsewhere:
+        beside = ~find_sorted(laid.holding.keys, gold.item[passage] * width + in_chunk)[1]
+        in_chunk, passage = in_chunk[beside], passage[beside]
     # The pairs a candidate's passage and chunk share (a candidate's passage has pairs: it had a prefix), counted
     # from the smaller side: the passage's pairs looked up among the chunk's (chunk, pair) keys, or the chunk's held
     # pairs among the passage's (passage, pair) keys; both sets distinct, the same count. Each side's candidates
@@ -663,7 +721,7 @@ def chunking_repeats(
     table = np.sort(holding_chunk * span + holding_pair)
     per_chunk = np.bincount(holding_chunk, minlength=width).astype(np.int64)
     from_chunk = per_chunk[in_chunk] < counts
-    held = np.zeros(len(pairs), dtype=np.int64)
+    held = np.zeros(len(passage), dtype=np.int64)
     side = np.flatnonzero(~from_chunk)
     word, row = expand_stretches(gold_pairs.start[passage[side]], counts[side])
     inside = find_sorted(table, in_chunk[side][row] * span + at[word])[1]
@@ -734,8 +792,9 @@ def _held_pairs(
 @dataclass(frozen=True, slots=True)
 class JudgedGrades:
     """Qrels against the chunking of ``repeats``: ``keys``, the sorted ``question * width + chunk`` of the judged
-    (question, chunk) pairs of the gold's questions and the chunking's chunks, and ``grades``, the first grade of
-    each. :func:`judged_grades` builds it once for every run judged by the same qrels over that chunking."""
+    (question, chunk) pairs of the chunking's chunks and the gold's questions with a repeat in ``repeats`` (the only
+    grades :func:`run_labels` asks), and ``grades``, the first grade of each. :func:`judged_grades` builds it once
+    for every run judged by the same qrels over that chunking."""
 
     repeats: ChunkingRepeats
     keys: IntArray
@@ -768,16 +827,19 @@ def judged_grades(repeats: ChunkingRepeats, qrels: Mapping[str, Mapping[str, int
     judged = QrelsTable.from_dict(qrels)
     starts = np.asarray(judged.starts, dtype=np.int64)
     judged_item = np.repeat(gold.ids.get_indexer(pd.Index(judged.question_ids, dtype=object)), np.diff(starts))
-    # Arrow's hash lookup on the string column as it is (no Python str per judged row), as run_rows does.
+    # Only the rows of questions with a repeat: run_labels asks no other grade. Arrow's hash lookup on their part of
+    # the string column as it is (no Python str per judged row), as run_rows does.
+    asked = np.isin(judged_item, repeats.key // width)
     judged_chunk = np.asarray(
         pc.index_in(
-            judged.table.column("chunk_id").cast(pa.string()), value_set=pa.array(chunk_ids, type=pa.string())
+            judged.table.column("chunk_id").cast(pa.string()).filter(pa.array(asked)),
+            value_set=pa.array(chunk_ids, type=pa.string()),
         ).fill_null(-1),
         dtype=np.int64,
     )
-    known = (judged_item >= 0) & (judged_chunk >= 0)
-    judged_key = judged_item[known].astype(np.int64) * width + judged_chunk[known]
-    judged_grade = np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64)[known]
+    known = judged_chunk >= 0
+    judged_key = judged_item[asked][known].astype(np.int64) * width + judged_chunk[known]
+    judged_grade = np.asarray(judged.table.column("grade").to_numpy(), dtype=np.int64)[asked][known]
     # The first grade of each (question, chunk), its keys sorted.
     by_key = np.argsort(judged_key, kind="stable")
     first = np.ones(len(by_key), dtype=bool)
@@ -840,7 +902,7 @@ def run_labels(
         rows = run_rows(table, gold.ids, chunk_ids, None, function)
     else:
         asked = np.unique(open_key // width)
-        rows = run_rows(table, gold.ids[asked], chunk_ids, None, function)
+        rows = run_rows(table, gold.ids[asked], chunk_ids, None, function) if len(asked) else _NO_ROWS
         rows = RunRows(asked[rows.item], rows.rank, rows.chunk)
     row_key = rows.item * width + rows.chunk
     # Each row against its question's repeats (a stretch of the sorted keys, few per question), kept where the
@@ -864,6 +926,10 @@ def run_labels(
             "passage": pd.Series([f"{s.doc_id} [{s.start}, {s.end})" for s in spans], dtype=object).array,
         }
     )
+
+
+_NO_ROWS = RunRows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+"""The rows of no question: a run's rows of none of the questions, without reading it."""
 
 
 def missing_labels(

@@ -181,6 +181,7 @@ def _gold_findings(
                         threshold=repeats_at,
                         function=function,
                         words=words,
+                        elsewhere=True,
                     )
                 run, judged_by = workspace.run(config.name), config.qrels or ("gold", path)
                 if judged_by not in grades:
