@@ -17,7 +17,7 @@ from test_answer_columns import same_as_the_reference  # type: ignore[import-not
 from contextgrid.core.errors import ContextGridError
 from contextgrid.io.answers import _parsed_whole, read_answer_columns
 from contextgrid.io.files import DEFAULT_MAX_LINE_BYTES, Source
-from contextgrid.workspace.answers import workspace_answers_frame, workspace_answers_frames
+from contextgrid.workspace.answers import workspace_answers_frame, workspace_answers_frames, workspace_summary
 from contextgrid.workspace.manifest import load_workspace
 from contextgrid.workspace.sample import SAMPLE
 
@@ -147,3 +147,15 @@ def test_the_configurations_asked_for_are_scored_in_the_order_asked(broken_sampl
     frames, failed = workspace_answers_frames(workspace, names=names)
     assert list(frames) == [name for name in names if name not in spoiled]
     assert list(failed) == [name for name in names if name in spoiled]
+
+
+def test_the_summary_refuses_the_first_configuration_that_cannot_be_scored(
+    broken_sample: tuple[Path, dict[str, str]],
+) -> None:
+    root, spoiled = broken_sample
+    first = next(iter(spoiled))
+    with pytest.raises(ContextGridError) as alone:
+        workspace_answers_frame(load_workspace(root), first)
+    with pytest.raises(type(alone.value)) as summary:
+        workspace_summary(load_workspace(root))
+    assert str(summary.value) == str(alone.value)

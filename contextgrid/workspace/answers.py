@@ -171,10 +171,15 @@ def workspace_answer(
 
 
 def workspace_summary(workspace: Workspace) -> pd.DataFrame:
-    """:func:`summarize_answers` over every configuration of ``workspace`` that has answers, in manifest order."""
+    """:func:`summarize_answers` over every configuration of ``workspace`` that has answers, in manifest order, read
+    and scored at once (:func:`workspace_answers_frames`); the first that cannot be is refused, as alone."""
     names = [config.name for config in workspace.configs if config.answers is not None]
     if not names:
         raise MissingWorkspaceInputError(
             f'workspace {workspace.name!r} has no answers: add answers = "..." to a [[config]] of its manifest'
         )
-    return summarize_answers({name: workspace_answers_frame(workspace, name) for name in names})
+    frames, failed = workspace_answers_frames(workspace, names=names)
+    if failed:
+        # The first in manifest order, as reading them one after another would refuse it.
+        raise next(iter(failed.values()))
+    return summarize_answers(frames)
