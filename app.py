@@ -185,7 +185,8 @@ def _prepare_default(loop: asyncio.AbstractEventLoop) -> None:
     started = time.perf_counter()
     root = _server.settings().workspace
     try:
-        _data.prepare(root)
+        with _server.kept_for_the_server():
+            _data.prepare(root)
     except ContextGridError as error:
         print(f"  contextgrid: could not score {root}: {error}", flush=True)
         return
