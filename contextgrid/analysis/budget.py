@@ -311,7 +311,8 @@ def budget_rows(
         grades = ranked_grades(QrelsTable.from_dict(qrels), table, depth)
     import pandas as pd
 
-    matrix_row = pd.Index(grades.question_ids).get_indexer(pd.Index([item.id for item in found.items]))
+    # The gold's questions are the rows' (ranked_evidence measures gold's items), their ids an index already.
+    matrix_row = pd.Index(grades.question_ids, dtype=object).get_indexer(gold.ids)
     row = matrix_row[found.item] if len(found.item) else found.item
     scored = (row >= 0) & (found.rank <= grades.gains.shape[1])
     row_hit = np.zeros(len(found.item), dtype=bool)
@@ -324,7 +325,7 @@ def budget_rows(
     part_item = found.gold_item[part_gold]
     part_total = row_total[found.part_row[order]]
     return BudgetRows(
-        question_ids=tuple(item.id for item in found.items),
+        question_ids=tuple(gold.ids.tolist()),
         gold_total=found.gold_total,
         row_item=found.item,
         row_cost=costs[found.chunk],
