@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 import contextgrid as cg
 from contextgrid.analysis.audit import (
     _ascii_document_words,
-    _held_pairs,
+    _chunk_words,
     _pair_keys,
+    _read_pairs,
     _regex_document_words,
+    _text_pairs,
     _word_sets,
     chunk_pair_sets,
     chunking_repeats,
@@ -182,8 +184,10 @@ def test_repeats_read_from_the_documents_word_pairs_equal_those_of_the_texts(
     words = document_words(documents, vocabulary)
     passages = gold_passages(items, documents, vocabulary, words=words)
     # The (passage pair, chunk) pairs held, each of them, read from the words and found in the texts.
-    held = _held_pairs(passages, chunks, vocabulary, words)
-    assert held.tolist() == _held_pairs(passages, chunks, vocabulary, None).tolist()
+    read = _chunk_words(passages, chunking_gold(passages.gold, chunks), vocabulary, words)
+    assert read is not None
+    held = _read_pairs(passages, read, np.arange(len(chunks)), max(len(chunks), 1))
+    assert held.tolist() == _text_pairs(passages, chunks, vocabulary, None).tolist()
     read = chunking_repeats(passages, chunks, vocabulary, threshold=threshold, words=words)
     found = chunking_repeats(gold_passages(items, documents, vocabulary), chunks, vocabulary, threshold=threshold)
     assert read.key.tolist() == found.key.tolist()

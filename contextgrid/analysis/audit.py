@@ -485,11 +485,13 @@ def _slice_pair_sets(
 class _SliceWords:
     """The words of slices of documents: slice ``i`` holds the documents' words ``low[i]`` to
     ``low[i] + inner[i]`` whole, after the word of the piece its start cuts from a word, ``piece[i, 0]``, and
-    before that of the piece its end cuts, ``piece[i, 1]`` (codes; -1 for none)."""
+    before that of the piece its end cuts, ``piece[i, 1]`` (codes; -1 for none); ``code``, the documents' words'
+    codes (:attr:`DocumentWords.code`)."""
 
     low: IntArray
     inner: IntArray
     piece: IntArray
+    code: IntArray
 
 
 def _slice_words(
@@ -512,7 +514,7 @@ def _slice_words(
     piece = np.full((len(values), 2), -1, dtype=np.int64)
     if not len(words.code):  # no word anywhere: none in any text
         empty = np.zeros(len(values), dtype=np.int64)
-        return _SliceWords(empty, empty.copy(), piece)
+        return _SliceWords(empty, empty.copy(), piece, words.code)
     # One sorted key per word, document first: the words of each chunk's document inside it are a range.
     reach = int(max(finish.max(initial=0), words.end.max(initial=0))) + 1
     doc_of = np.repeat(np.arange(len(words.doc_ids), dtype=np.int64), np.diff(words.first))
@@ -544,7 +546,7 @@ def _slice_words(
     piece.ravel()[slot[np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))]] = vocabulary.code_words(
         [word.casefold().replace("’", "'") for word in spellings]
     )[local]
-    return _SliceWords(low.astype(np.int64), np.maximum(high - low, 0).astype(np.int64), piece)
+    return _SliceWords(low.astype(np.int64), np.maximum(high - low, 0).astype(np.int64), piece, words.code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,7 +560,8 @@ class GoldPassages:
     With the documents'
     ``words`` (those the passages were read from), ``word_pairs`` is derived too: for each of their words, the
     position in ``distinct`` of the pair it makes with the next word of its document (-1: no passage's, or none),
-    so that the pairs inside a chunking's chunks are read, not made and looked up again.
+    so that the pairs inside a chunking's chunks are read, not made and looked up again. ``searched`` keeps, per
+    threshold, the pairs :func:`chunking_repeats` searches each chunking's chunks by (:func:`_searched_pairs`).
     """
 
     gold: GoldColumns
@@ -568,6 +571,7 @@ class GoldPassages:
     distinct_at: IntArray = field(init=False, repr=False)
     keys: IntArray = field(init=False, repr=False)
     word_pairs: IntArray = field(init=False, repr=False)
+    searched: dict[float, _SearchedPairs] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.pairs.start) != len(self.gold.spans) + 1:
@@ -686,32 +690,59 @@ def chunking_repeats(
     laid = laid_out(gold, chunks, function)
     values = laid.columns.chunks
     width = max(len(values), 1)
-    # Each (passage pair, chunk) held, as pair * width + chunk (the pair a position in ``passages.distinct``),
-    # sorted: how many chunks hold each pair, and which, grouped.
-    holding = _held_pairs(passages, values, vocabulary, words)
-    holding_pair, holding_chunk = holding // width, holding % width
-    holders = np.bincount(holding_pair, minlength=len(passages.distinct)).astype(np.int64)
-    first = np.cumsum(holders) - holders
     passage_owner, size = gold_pairs.owner, gold_pairs.sizes
     at = passages.distinct_at
-    frequency = holders[at]
-    present = frequency > 0
-    # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
-    # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
-    fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
-    prefix = np.maximum(size - fewest + 1, 0)
-    # By passage, then frequency, then key: one stable sort, the keys ascending within each passage already.
-    order = np.argsort(passage_owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
-    position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
-    chosen = order[(position < prefix[passage_owner[order]]) & present[order]]
-    # The chunks holding each chosen pair, from its group.
-    held_at, hit = expand_stretches(first[at[chosen]], holders[at[chosen]])
     many = max(len(size), 1)
+    read = _chunk_words(passages, laid, vocabulary, words)
+    if read is None:
+        # Each (passage pair, chunk) held, as pair * width + chunk (the pair a position in ``passages.distinct``),
+        # sorted: how many chunks hold each pair, and which, grouped.
+        holding = _text_pairs(passages, values, vocabulary, words)
+        holding_pair, holding_chunk = holding // width, holding % width
+        holders = np.bincount(holding_pair, minlength=len(passages.distinct)).astype(np.int64)
+        frequency = holders[at]
+        # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n)
+        # and at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
+        fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
+        prefix = np.maximum(size - fewest + 1, 0)
+        # By passage, then frequency, then key: one stable sort, the keys ascending within each passage already.
+        order = np.argsort(passage_owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
+        position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
+        chosen = order[(position < prefix[passage_owner[order]]) & (frequency > 0)[order]]
+    else:
+        # The chunks' words are the documents': each passage searched by the pairs that start the fewest of the
+        # documents' words (any n - m + 1 pairs do), the same for every chunking; the chunks holding those found
+        # from where the pairs are in the documents (whole words inside a chunk) and from the chunks' edges.
+        searched = _searched_pairs(passages, limit)
+        chosen, starts = searched.chosen, searched.starts
+        low, inside = read.low, np.maximum(read.inner - 1, 0)
+        first_start = np.searchsorted(starts, low)
+        entry, chunk = expand_stretches(first_start, np.searchsorted(starts, low + inside) - first_start)
+        edge_pair, edge_chunk = _edge_pairs(passages, read, np.arange(len(values), dtype=np.int64))
+        edge = searched.wanted[edge_pair]
+        holding = distinct_sorted(
+            np.concatenate(
+                (passages.word_pairs[starts[entry]] * width + chunk, edge_pair[edge] * width + edge_chunk[edge])
+            )
+        )
+        holding_pair, holding_chunk = holding // width, holding % width
+        holders = np.bincount(holding_pair, minlength=len(passages.distinct)).astype(np.int64)
+    # The chunks holding each chosen pair, from its group.
+    first = np.cumsum(holders) - holders
+    held_at, hit = expand_stretches(first[at[chosen]], holders[at[chosen]])
     pairs = distinct_sorted(holding_chunk[held_at] * many + passage_owner[chosen][hit])
     in_chunk, passage = pairs // many, pairs % many
     if elsewhere:
         beside = ~find_sorted(laid.holding.keys, gold.item[passage] * width + in_chunk)[1]
         in_chunk, passage = in_chunk[beside], passage[beside]
+    # The pairs the candidates' chunks hold: of all the chunks' pairs, or read for those chunks only.
+    if read is None:
+        candidate = np.zeros(width, dtype=bool)
+        candidate[in_chunk] = True
+        holding = holding[candidate[holding_chunk]]
+    else:
+        holding = _read_pairs(passages, read, np.unique(in_chunk), width)
+    holding_pair, holding_chunk = holding // width, holding % width
     # The pairs a candidate's passage and chunk share (a candidate's passage has pairs: it had a prefix), counted
     # from the smaller side: the passage's pairs looked up among the chunk's (chunk, pair) keys, or the chunk's held
     # pairs among the passage's (passage, pair) keys; both sets distinct, the same count. Each side's candidates
@@ -737,7 +768,7 @@ def chunking_repeats(
     order = np.lexsort((passage[keep], key))
     return ChunkingRepeats(
         gold=gold,
-        chunk_ids=pd.Index([chunk.id for chunk in values], dtype=object),
+        chunk_ids=pd.Index(laid.columns.ids, dtype=object),
         overlapping=laid.holding.keys,
         key=key[order].astype(np.int64),
         passage=passage[keep][order].astype(np.int64),
@@ -746,32 +777,50 @@ def chunking_repeats(
     )
 
 
-def _held_pairs(
+def _chunk_words(
+    passages: GoldPassages, chunking: ChunkingGold, vocabulary: Vocabulary, words: DocumentWords | None
+) -> _SliceWords | None:
+    """The words of ``chunking``'s chunks read from ``words``, the documents' words the passages were read from:
+    ``None`` without them, or unless every chunk's text is its span of its document."""
+    if words is None or passages.words is not words:
+        return None
+    columns = chunking.columns
+    texts = [chunk.text for chunk in columns.chunks]
+    return _slice_words(columns.doc.tolist(), columns.start, columns.end, texts, words, vocabulary)
+
+
+def _text_pairs(
     passages: GoldPassages, values: Sequence[Chunk], vocabulary: Vocabulary, words: DocumentWords | None
 ) -> IntArray:
     """The distinct ``pair * width + chunk`` (``pair`` a position in ``passages.distinct``, ``width`` as
-    :attr:`ChunkingRepeats.width`) of the passages' pairs the chunks ``values`` hold, sorted."""
+    :attr:`ChunkingRepeats.width`) of the passages' pairs the chunks ``values`` hold, sorted, found in their
+    texts (or read from ``words``, by :func:`chunk_pair_sets`)."""
     width = max(len(values), 1)
-    read = None
-    if words is not None and passages.words is words:
-        begin = np.fromiter((chunk.span.start for chunk in values), dtype=np.int64, count=len(values))
-        finish = np.fromiter((chunk.span.end for chunk in values), dtype=np.int64, count=len(values))
-        doc_ids = [chunk.span.doc_id for chunk in values]
-        read = _slice_words(doc_ids, begin, finish, [chunk.text for chunk in values], words, vocabulary)
-    if read is None:
-        sets = None if words is None else chunk_pair_sets(values, words, vocabulary)
-        sets = pair_sets([chunk.text for chunk in values], vocabulary) if sets is None else sets
-        found, here = find_sorted(passages.distinct, sets.key, ascending=True)
-        return np.sort(found[here] * width + sets.owner[here])  # distinct: each chunk's pairs are
-    code = words.code if words is not None else np.zeros(0, dtype=np.int64)
-    if not len(code):  # no word anywhere: no pair in any chunk
-        return np.zeros(0, dtype=np.int64)
-    low, inner, piece = read.low, read.inner, read.piece
+    sets = None if words is None else chunk_pair_sets(values, words, vocabulary)
+    sets = pair_sets([chunk.text for chunk in values], vocabulary) if sets is None else sets
+    found, here = find_sorted(passages.distinct, sets.key, ascending=True)
+    return np.sort(found[here] * width + sets.owner[here])  # distinct: each chunk's pairs are
+
+
+def _read_pairs(passages: GoldPassages, read: _SliceWords, chunks: IntArray, width: int) -> IntArray:
+    """:func:`_text_pairs` of the chunks at positions ``chunks`` (ascending) of a chunking, their words ``read``
+    from the documents' words the passages were read from (:func:`_chunk_words`)."""
     # The pairs of whole words inside each chunk, read from the documents' (word, next word) pairs.
-    position, chunk = expand_stretches(low, np.maximum(inner - 1, 0))
-    pair = passages.word_pairs[position]
-    # The pairs a piece's word makes with the whole words beside it (or the other piece's, with none between),
-    # and the one word of a chunk of one word, made and looked up.
+    position, at = expand_stretches(read.low[chunks], np.maximum(read.inner[chunks] - 1, 0))
+    edge_pair, edge_chunk = _edge_pairs(passages, read, chunks)
+    pair = np.concatenate((passages.word_pairs[position], edge_pair))
+    chunk = np.concatenate((chunks[at], edge_chunk))
+    return distinct_sorted(pair[pair >= 0] * width + chunk[pair >= 0])
+
+
+def _edge_pairs(passages: GoldPassages, read: _SliceWords, chunks: IntArray) -> tuple[IntArray, IntArray]:
+    """The passages' pairs (positions in ``passages.distinct``) that the pieces the edges of the chunks at
+    positions ``chunks`` cut from a word make with the whole words beside them (or with the other piece, with none
+    between), and the one word of a chunk of one word, each with its chunk, in ``chunks`` order."""
+    code = read.code
+    if not len(code):  # no word anywhere: no pair in any chunk
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    low, inner, piece = read.low[chunks], read.inner[chunks], read.piece[chunks]
     front, back = piece[:, 0] >= 0, piece[:, 1] >= 0
     last = np.minimum(low + inner - 1, len(code) - 1)
     lone = front.astype(np.int64) + inner + back == 1
@@ -784,9 +833,45 @@ def _held_pairs(
         only[edges[3]] << 32,
     )
     found, here = find_sorted(passages.distinct, np.concatenate(keys))
-    pair = np.concatenate((pair, np.where(here, found, -1)))
-    chunk = np.concatenate((chunk, *(np.flatnonzero(edge) for edge in edges)))
-    return distinct_sorted(pair[pair >= 0] * width + chunk[pair >= 0])
+    chunk = np.concatenate([chunks[np.flatnonzero(edge)] for edge in edges])
+    return found[here].astype(np.int64), chunk[here].astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class _SearchedPairs:
+    """The pairs each passage is searched by at one threshold: ``chosen``, positions in ``pairs.key`` of the
+    passages; ``wanted``, whether each of ``distinct`` is one of them; ``starts``, the positions of the documents'
+    words that start one (with the next word), ascending."""
+
+    chosen: IntArray
+    wanted: npt.NDArray[np.bool_]
+    starts: IntArray
+
+
+def _searched_pairs(passages: GoldPassages, limit: float) -> _SearchedPairs:
+    """Each passage's ``n - m + 1`` pairs (of ``n``; ``m`` the fewest making a share ``limit``) that start the
+    fewest of the documents' words, ties in key order: a chunk holding that share of the passage holds one of them.
+    Made once per threshold, kept in ``passages.searched``."""
+    known = passages.searched.get(limit)
+    if known is not None:
+        return known
+    word_pairs, owner, size = passages.word_pairs, passages.pairs.owner, passages.pairs.sizes
+    paired = np.flatnonzero(word_pairs >= 0)
+    frequency = np.bincount(word_pairs[paired], minlength=len(passages.distinct))[passages.distinct_at]
+    # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
+    # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
+    fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
+    prefix = np.maximum(size - fewest + 1, 0)
+    # By passage, then frequency, then key: one stable sort, the keys ascending within each passage already.
+    order = np.argsort(owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
+    position = np.arange(len(order), dtype=np.int64) - passages.pairs.start[owner[order]]
+    chosen = order[position < prefix[owner[order]]].astype(np.int64)
+    wanted = np.zeros(len(passages.distinct), dtype=bool)
+    wanted[passages.distinct_at[chosen]] = True
+    starts = paired[wanted[word_pairs[paired]]].astype(np.int64)
+    searched = _SearchedPairs(chosen, wanted, starts)
+    passages.searched[limit] = searched
+    return searched
 
 
 @dataclass(frozen=True, slots=True)
