@@ -202,7 +202,7 @@ def _gold_findings(
         result = labelled.get(config.name)
         if isinstance(result, str):
             unreadable.append((config.name, result))
-        elif result is not None:
+        elif result is not None and len(result):  # no frame of pandas' to make for a run with no label
             found.append(result.assign(config=config.name, chunks=str(config.chunks)))
     if found:
         labels = pd.concat(found, ignore_index=True)
