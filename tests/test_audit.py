@@ -225,10 +225,29 @@ def test_document_words_are_the_word_rules_matches_in_each_document(texts: list[
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list("ab Z9_'.-\n\x01[2]")), max_size=30), max_size=4))
 def test_ascii_documents_words_found_on_their_bytes_equal_the_word_rules_regex(texts: list[str]) -> None:
-    doc, start, end, found = _ascii_document_words(texts)
+    doc, start, end, found, folded = _ascii_document_words(texts)
     reference = _regex_document_words(texts)
     assert (doc.tolist(), start.tolist(), end.tolist()) == tuple(part.tolist() for part in reference[:3])
     assert found.to_pylist() == reference[3]
+    assert folded.tobytes() == " ".join(texts).lower().encode("ascii")
+
+
+def test_pieces_cut_at_every_character_of_ascii_and_other_documents_read_as_their_texts_words() -> None:
+    # Every cut of words with apostrophes inside and around them, in an ASCII document (its pieces read from the
+    # bytes) and in one that is not (from the texts): the same pairs as found in the chunks' texts.
+    documents = {"ascii": "Don't 'rock'n'roll' O''Brien x", "other": "Don’t 'rock'n’roll' ÉTÉ''ß x"}
+    vocabulary = Vocabulary()
+    words = document_words(documents, vocabulary)
+    chunks = [
+        cg.Chunk(f"{doc}{a}-{b}", cg.Span(doc, a, b), text[a:b])
+        for doc, text in documents.items()
+        for a in range(len(text))
+        for b in range(a + 1, min(a + 8, len(text)) + 1)
+    ]
+    read = chunk_pair_sets(chunks, words, vocabulary)
+    found = pair_sets([chunk.text for chunk in chunks], vocabulary)
+    assert read is not None
+    assert (read.start.tolist(), read.key.tolist()) == (found.start.tolist(), found.key.tolist())
 
 
 def test_chunk_pairs_are_not_read_from_the_documents_for_a_chunk_whose_text_is_not_its_span() -> None:

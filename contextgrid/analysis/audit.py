@@ -325,7 +325,9 @@ class DocumentWords:
     """Every word of some documents (the word rule), found once, coded by one :class:`Vocabulary`: the words of
     document ``doc_ids[d]`` are ``first[d]:first[d + 1]`` of ``start``, ``end`` (its characters) and ``code``.
     :func:`document_words` builds it; :func:`chunking_repeats` reads the words of chunks that are slices of the
-    documents from it instead of finding them again in each chunking."""
+    documents from it instead of finding them again in each chunking. ``folded``, the ASCII documents' bytes end to
+    end, letters lowercased, with ``ascii_at``, where each document starts in it (-1: not ASCII), lets the pieces of
+    words a chunk's edges cut be read from the bytes too."""
 
     documents: Mapping[str, str]
     doc_ids: pd.Index
@@ -333,10 +335,14 @@ class DocumentWords:
     start: IntArray
     end: IntArray
     code: IntArray
+    folded: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, dtype=np.uint8), repr=False)
+    ascii_at: IntArray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.first) != len(self.doc_ids) + 1 or not len(self.start) == len(self.end) == len(self.code):
             raise parameter_error("DocumentWords", "first", "offsets per document into one word per row", self.first)
+        if self.ascii_at is not None and len(self.ascii_at) != len(self.doc_ids):
+            raise parameter_error("DocumentWords", "ascii_at", "one offset per document", len(self.ascii_at))
 
 
 _AROUND_WORDS = re.compile(f"({WORD.pattern})")
@@ -357,7 +363,8 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     # The ASCII documents in one pass on their bytes, the others by the word rule's regex; each word's document
     # kept, to put them back in document order.
     ascii_rows, other_rows = np.flatnonzero(plain), np.flatnonzero(~plain)
-    ascii_doc, ascii_start, ascii_end, ascii_found = _ascii_document_words([texts[row] for row in ascii_rows.tolist()])
+    ascii_texts = [texts[row] for row in ascii_rows.tolist()]
+    ascii_doc, ascii_start, ascii_end, ascii_found, folded = _ascii_document_words(ascii_texts)
     other_doc, other_start, other_end, other_found = _regex_document_words([texts[row] for row in other_rows.tolist()])
     doc = np.concatenate((ascii_rows[ascii_doc], other_rows[other_doc])).astype(np.int64)
     start, end = np.concatenate((ascii_start, other_start)), np.concatenate((ascii_end, other_end))
@@ -369,6 +376,9 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     coded = found.dictionary_encode()
     codes = vocabulary.code_words(coded.dictionary.to_pylist())[coded.indices.to_numpy(zero_copy_only=False)]
     counts = np.bincount(doc, minlength=len(texts))
+    ascii_at = np.full(len(texts), -1, dtype=np.int64)
+    lengths = np.fromiter(map(len, ascii_texts), dtype=np.int64, count=len(ascii_texts))
+    ascii_at[ascii_rows] = np.cumsum(lengths + 1) - lengths - 1
     return DocumentWords(
         documents,
         pd.Index(list(documents), dtype=object),
@@ -376,6 +386,8 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
         start.astype(np.int64),
         end.astype(np.int64),
         codes.astype(np.int64),
+        folded,
+        ascii_at,
     )
 
 
@@ -386,9 +398,11 @@ _ASCII_FOLD = np.array([ord(chr(byte).lower()) if byte < 128 else byte for byte 
 """Each ASCII byte lowercased: an ASCII word's fold."""
 
 
-def _ascii_document_words(texts: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, pa.Array]:
+def _ascii_document_words(
+    texts: Sequence[str],
+) -> tuple[IntArray, IntArray, IntArray, pa.Array, npt.NDArray[np.uint8]]:
     """The words of the ASCII ``texts`` by the word rule: each word's text, start and end (its characters), and
-    the words folded, in order, as a pyarrow string array.
+    the words folded, in order, as a pyarrow string array; and the texts' bytes joined by a space, lowercased.
 
     On ASCII text a word is a run of letters and digits with an apostrophe between two of them: the runs of such
     bytes are the rule's matches, found on the bytes of all the texts at once with no Python string per word.
@@ -404,9 +418,9 @@ def _ascii_document_words(texts: Sequence[str]) -> tuple[IntArray, IntArray, Int
     start, end = edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
     text = np.searchsorted(begins, start, side="right") - 1
     offsets = np.concatenate(([0], np.cumsum(end - start))).astype(np.int64)
-    joined = _ASCII_FOLD[data[inside]].tobytes()
-    found = pa.LargeStringArray.from_buffers(len(start), pa.py_buffer(offsets), pa.py_buffer(joined))
-    return text.astype(np.int64), start - begins[text], end - begins[text], found
+    folded = _ASCII_FOLD[data]
+    found = pa.LargeStringArray.from_buffers(len(start), pa.py_buffer(offsets), pa.py_buffer(folded[inside].tobytes()))
+    return text.astype(np.int64), start - begins[text], end - begins[text], found, folded
 
 
 def _regex_document_words(texts: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, list[str]]:
@@ -535,19 +549,52 @@ def _slice_words(
     word_end = np.minimum(words.end[np.maximum(before, 0)[owner]], finish[owner])
     piece_start = np.where(at_back, word_start, begin[owner]) - begin[owner]
     piece_end = np.where(at_back, finish[owner], word_end) - begin[owner]
-    pieces = [
-        values[i][a:b].replace("’", "'").strip("'")
-        for i, a, b in zip(owner.tolist(), piece_start.tolist(), piece_end.tolist(), strict=True)
-    ]
-    found = [piece for piece in pieces if piece]
-    # Each distinct spelling folded and coded once, as pair_sets does.
-    spelled = np.empty(len(found), dtype=object)
-    spelled[:] = found
-    local, spellings = pd.factorize(spelled)
-    piece.ravel()[slot[np.fromiter(map(bool, pieces), dtype=bool, count=len(pieces))]] = vocabulary.code_words(
-        [word.casefold().replace("’", "'") for word in spellings]
-    )[local]
+    found = _piece_words(owner, piece_start, piece_end, docs[owner], begin[owner], values, words)
+    # Coded in order of first appearance, as pair_sets codes its words.
+    kept = pc.utf8_length(found).to_numpy(zero_copy_only=False) > 0
+    coded = found.filter(pa.array(kept)).dictionary_encode()
+    codes = vocabulary.code_words(coded.dictionary.to_pylist())
+    piece.ravel()[slot[kept]] = codes[coded.indices.to_numpy(zero_copy_only=False)]
     return _SliceWords(low.astype(np.int64), np.maximum(high - low, 0).astype(np.int64), piece, words.code)
+
+
+def _piece_words(
+    owner: IntArray,
+    piece_start: IntArray,
+    piece_end: IntArray,
+    doc: IntArray,
+    begin: IntArray,
+    values: Sequence[str],
+    words: DocumentWords,
+) -> pa.Array:
+    """The word of each piece ``values[owner[i]][piece_start[i]:piece_end[i]]`` (its text being ``[begin[i], ...)``
+    of document ``doc[i]`` of ``words``), folded, as a pyarrow string array: empty where the piece holds none.
+
+    A piece is part of one word, which the word rule makes of letters and digits with apostrophes inside: its
+    word, if any, is the piece without an apostrophe at either end. The pieces of ASCII documents are read from
+    their bytes (:attr:`DocumentWords.folded`), the others' from the texts.
+    """
+    at = np.full(len(owner), -1, dtype=np.int64) if words.ascii_at is None else words.ascii_at[doc]
+    plain = np.flatnonzero(at >= 0)
+    other = np.flatnonzero(at < 0)
+    folded = words.folded
+    low = at[plain] + begin[plain] + piece_start[plain]
+    high = at[plain] + begin[plain] + piece_end[plain]
+    # At most one apostrophe at either end: inside a word, no two are side by side.
+    low += folded[low] == ord("'")
+    high -= (low < high) & (folded[np.maximum(high - 1, 0)] == ord("'"))
+    lengths = high - low
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    data = folded[expand_stretches(low, lengths)[0]].tobytes()
+    plain_words = pa.LargeStringArray.from_buffers(len(plain), pa.py_buffer(offsets), pa.py_buffer(data))
+    other_words = [
+        values[i][a:b].replace("’", "'").strip("'").casefold().replace("’", "'")
+        for i, a, b in zip(owner[other].tolist(), piece_start[other].tolist(), piece_end[other].tolist(), strict=True)
+    ]
+    found = pa.concat_arrays([plain_words, pa.array(other_words, pa.large_string())])
+    if not len(other) or not len(plain):
+        return found
+    return found.take(pa.array(np.argsort(np.concatenate((plain, other)), kind="stable")))
 
 
 @dataclass(frozen=True, slots=True)
