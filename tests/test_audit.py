@@ -255,6 +255,12 @@ def test_chunk_pairs_are_not_read_from_the_documents_for_a_chunk_whose_text_is_n
     words = document_words({"d": "Refunds take 30 days."}, vocabulary)
     assert chunk_pair_sets([cg.Chunk("c", cg.Span("d", 0, 7), "refunds")], words, vocabulary) is None
     assert chunk_pair_sets([cg.Chunk("c", cg.Span("e", 0, 7), "Refunds")], words, vocabulary) is None
+    # Chunks end to end, compared as one run: one wrong in the middle is found.
+    ends = [(0, 8), (8, 12), (12, 21)]
+    tiled = [cg.Chunk(f"c{a}", cg.Span("d", a, b), "Refunds take 30 days."[a:b]) for a, b in ends]
+    assert chunk_pair_sets(tiled, words, vocabulary) is not None
+    tiled[1] = cg.Chunk("c8", cg.Span("d", 8, 12), "TAKE")
+    assert chunk_pair_sets(tiled, words, vocabulary) is None
 
 
 # -- each document's share of the gold ----------------------------------------------------------------------------

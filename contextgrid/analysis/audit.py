@@ -509,6 +509,36 @@ class _SliceWords:
     code: IntArray
 
 
+def _are_slices(
+    docs: IntArray,
+    doc_ids: Sequence[str],
+    begin: IntArray,
+    finish: IntArray,
+    values: Sequence[str],
+    documents: Mapping[str, str],
+) -> bool:
+    """Whether each text ``values[i]`` is ``[begin[i], finish[i])`` of document ``doc_ids[i]`` (``docs[i]``, its
+    position).
+
+    Texts of the right lengths that follow one another in a document are compared as one run with one slice of
+    it: a chunking that cuts the documents end to end is a few comparisons, not one per chunk.
+    """
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    if (lengths != finish - begin).any():
+        return False
+    if not len(values):
+        return True
+    follows = np.zeros(len(values), dtype=bool)
+    follows[1:] = (docs[1:] == docs[:-1]) & (begin[1:] == finish[:-1])
+    heads = np.flatnonzero(~follows)
+    tails = np.append(heads[1:], len(values)) - 1
+    reach = np.cumsum(lengths)
+    joined = "".join(values)
+    runs = zip(heads.tolist(), begin[heads].tolist(), finish[tails].tolist(), (reach - lengths)[heads].tolist(),
+               reach[tails].tolist(), strict=True)  # fmt: skip
+    return all(documents[doc_ids[h]][lo:hi] == joined[at:to] for h, lo, hi, at, to in runs)
+
+
 def _slice_words(
     doc_ids: Sequence[str],
     begin: IntArray,
@@ -522,9 +552,7 @@ def _slice_words(
     docs = words.doc_ids.get_indexer(pd.Index(doc_ids, dtype=object))
     if (docs < 0).any():
         return None
-    texts = words.documents
-    spans = zip(doc_ids, begin.tolist(), finish.tolist(), values, strict=True)
-    if any(texts[doc][lo:hi] != text for doc, lo, hi, text in spans):
+    if not _are_slices(docs, doc_ids, begin, finish, values, words.documents):
         return None
     piece = np.full((len(values), 2), -1, dtype=np.int64)
     if not len(words.code):  # no word anywhere: none in any text
