@@ -242,7 +242,7 @@ def test_pieces_cut_at_every_character_of_ascii_and_other_documents_read_as_thei
         cg.Chunk(f"{doc}{a}-{b}", cg.Span(doc, a, b), text[a:b])
         for doc, text in documents.items()
         for a in range(len(text))
-        for b in range(a + 1, min(a + 8, len(text)) + 1)
+        for b in range(a, min(a + 8, len(text)) + 1)
     ]
     read = chunk_pair_sets(chunks, words, vocabulary)
     found = pair_sets([chunk.text for chunk in chunks], vocabulary)

@@ -337,12 +337,22 @@ class DocumentWords:
     code: IntArray
     folded: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, dtype=np.uint8), repr=False)
     ascii_at: IntArray | None = field(default=None, repr=False)
+    reach: int = field(init=False, repr=False)
+    start_key: IntArray = field(init=False, repr=False)
+    end_key: IntArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.first) != len(self.doc_ids) + 1 or not len(self.start) == len(self.end) == len(self.code):
             raise parameter_error("DocumentWords", "first", "offsets per document into one word per row", self.first)
         if self.ascii_at is not None and len(self.ascii_at) != len(self.doc_ids):
             raise parameter_error("DocumentWords", "ascii_at", "one offset per document", len(self.ascii_at))
+        # One sorted key per word, document first (``reach`` past every document's end), where the words inside a
+        # slice of a document are a range.
+        reach = max(map(len, self.documents.values()), default=0) + 1
+        doc_of = np.repeat(np.arange(len(self.doc_ids), dtype=np.int64), np.diff(self.first))
+        object.__setattr__(self, "reach", reach)
+        object.__setattr__(self, "start_key", doc_of * reach + self.start)
+        object.__setattr__(self, "end_key", doc_of * reach + self.end)
 
 
 _AROUND_WORDS = re.compile(f"({WORD.pattern})")
@@ -546,10 +556,12 @@ def _slice_words(
     values: Sequence[str],
     words: DocumentWords,
     vocabulary: Vocabulary,
+    docs: IntArray | None = None,
 ) -> _SliceWords | None:
-    """The words of texts ``values``, text ``i`` said to be ``[begin[i], finish[i])`` of document ``doc_ids[i]``,
-    read from ``words``: ``None`` unless each is."""
-    docs = words.doc_ids.get_indexer(pd.Index(doc_ids, dtype=object))
+    """The words of texts ``values``, text ``i`` said to be ``[begin[i], finish[i])`` of document ``doc_ids[i]``
+    (``docs[i]``, its position in ``words.doc_ids``, when known), read from ``words``: ``None`` unless each is."""
+    if docs is None:
+        docs = words.doc_ids.get_indexer(pd.Index(doc_ids, dtype=object))
     if (docs < 0).any():
         return None
     if not _are_slices(docs, doc_ids, begin, finish, values, words.documents):
@@ -558,11 +570,11 @@ def _slice_words(
     if not len(words.code):  # no word anywhere: none in any text
         empty = np.zeros(len(values), dtype=np.int64)
         return _SliceWords(empty, empty.copy(), piece, words.code)
-    # One sorted key per word, document first: the words of each chunk's document inside it are a range.
-    reach = int(max(finish.max(initial=0), words.end.max(initial=0))) + 1
-    doc_of = np.repeat(np.arange(len(words.doc_ids), dtype=np.int64), np.diff(words.first))
-    low = np.searchsorted(doc_of * reach + words.start, docs * reach + begin, side="left")
-    high = np.searchsorted(doc_of * reach + words.end, docs * reach + finish, side="right")
+    # The words of each text's document inside it are a range of the words' keys (no text ends past its
+    # document's end: each is its slice).
+    reach = words.reach
+    low = np.searchsorted(words.start_key, docs * reach + begin, side="left")
+    high = np.searchsorted(words.end_key, docs * reach + finish, side="right")
     # A word cut by the chunk's start, or by its end (one word may be cut by both): its piece read again.
     before = low - 1
     front = (before >= words.first[docs]) & (words.end[np.maximum(before, 0)] > begin)
@@ -608,8 +620,8 @@ def _piece_words(
     folded = words.folded
     low = at[plain] + begin[plain] + piece_start[plain]
     high = at[plain] + begin[plain] + piece_end[plain]
-    # At most one apostrophe at either end: inside a word, no two are side by side.
-    low += folded[low] == ord("'")
+    # At most one apostrophe at either end: inside a word, no two are side by side (an empty text's piece is empty).
+    low += (low < high) & (folded[np.minimum(low, max(len(folded) - 1, 0))] == ord("'"))
     high -= (low < high) & (folded[np.maximum(high - 1, 0)] == ord("'"))
     lengths = high - low
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
@@ -637,7 +649,8 @@ class GoldPassages:
     ``words`` (those the passages were read from), ``word_pairs`` is derived too: for each of their words, the
     position in ``distinct`` of the pair it makes with the next word of its document (-1: no passage's, or none),
     so that the pairs inside a chunking's chunks are read, not made and looked up again. ``searched`` keeps, per
-    threshold, the pairs :func:`chunking_repeats` searches each chunking's chunks by (:func:`_searched_pairs`).
+    threshold, the pairs :func:`chunking_repeats` searches each chunking's chunks by (:func:`_searched_pairs`);
+    ``lookup``, ``distinct`` as an index, whose hash table finds pairs among them.
     """
 
     gold: GoldColumns
@@ -647,6 +660,7 @@ class GoldPassages:
     distinct_at: IntArray = field(init=False, repr=False)
     keys: IntArray = field(init=False, repr=False)
     word_pairs: IntArray = field(init=False, repr=False)
+    lookup: pd.Index = field(init=False, repr=False)
     searched: dict[float, _SearchedPairs] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -654,6 +668,7 @@ class GoldPassages:
             raise parameter_error("GoldPassages", "pairs", "one set per gold passage", len(self.pairs.start) - 1)
         distinct, at = np.unique(self.pairs.key, return_inverse=True)
         object.__setattr__(self, "distinct", distinct.astype(np.int64))
+        object.__setattr__(self, "lookup", pd.Index(self.distinct))
         object.__setattr__(self, "distinct_at", at.ravel().astype(np.int64))
         # Ascending: by passage, then key (each passage's keys are), whose positions in ``distinct`` keep its order.
         object.__setattr__(self, "keys", self.pairs.owner * max(len(distinct), 1) + self.distinct_at)
@@ -661,7 +676,7 @@ class GoldPassages:
         if self.words is not None and len(word_pairs):
             code, first = self.words.code, self.words.first
             # A hash lookup of every word's pair among the distinct ones: twice a sorted search's speed here.
-            word_pairs[:-1] = pd.Index(self.distinct).get_indexer(pd.Index((code[:-1] << 32) + code[1:] + 1))
+            word_pairs[:-1] = self.lookup.get_indexer(pd.Index((code[:-1] << 32) + code[1:] + 1))
             word_pairs[first[1:][first[1:] > 0] - 1] = -1  # each document's last word: no next word
         object.__setattr__(self, "word_pairs", word_pairs)
 
@@ -862,7 +877,12 @@ def _chunk_words(
         return None
     columns = chunking.columns
     texts = [chunk.text for chunk in columns.chunks]
-    return _slice_words(columns.doc.tolist(), columns.start, columns.end, texts, words, vocabulary)
+    # Each distinct document looked up once, by the layout's codes of the chunks' documents.
+    distinct, first = np.unique(columns.doc_code, return_index=True)
+    docs = np.full(len(distinct), -1, dtype=np.int64)
+    docs[distinct] = words.doc_ids.get_indexer(pd.Index(columns.doc[first], dtype=object))
+    doc_ids = columns.doc.tolist()
+    return _slice_words(doc_ids, columns.start, columns.end, texts, words, vocabulary, docs[columns.doc_code])
 
 
 def _text_pairs(
@@ -908,9 +928,9 @@ def _edge_pairs(passages: GoldPassages, read: _SliceWords, chunks: IntArray) -> 
         (piece[edges[2], 0] << 32) + piece[edges[2], 1] + 1,
         only[edges[3]] << 32,
     )
-    found, here = find_sorted(passages.distinct, np.concatenate(keys))
+    found = passages.lookup.get_indexer(pd.Index(np.concatenate(keys)))
     chunk = np.concatenate([chunks[np.flatnonzero(edge)] for edge in edges])
-    return found[here].astype(np.int64), chunk[here].astype(np.int64)
+    return found[found >= 0].astype(np.int64), chunk[found >= 0].astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
