@@ -24,6 +24,7 @@ from pathlib import Path
 
 from contextgrid.cli.app import DEFAULT_EXPANDED_MB, DEFAULT_SESSION_MB
 from contextgrid.cli.commands import ratio_option
+from contextgrid.core.collector import collector_paused
 from contextgrid.core.errors import AccessDeniedError
 from contextgrid.io.files import DEFAULT_MAX_RATIO
 from contextgrid.workspace.access import allowed_path
@@ -107,14 +108,12 @@ def kept_for_the_server() -> Iterator[None]:
     A workspace's records are a few hundred thousand objects at 50 configurations: while they are made, each full
     collection walks them all again (four of them, a third of a second of the cold Overview), and every
     collection after would too. The collector is paused for every thread (the server is starting) and restarted
-    after the block, whatever happens in it. Cyclic garbage the block makes is kept with the rest (about 1,400
-    objects on that workspace); what it made that is later dropped is still freed, by its reference count.
+    after the block, whatever happens in it (:func:`~contextgrid.core.collector.collector_paused`). Cyclic
+    garbage the block makes is kept with the rest (about 1,400 objects on that workspace); what it made that is
+    later dropped is still freed, by its reference count.
     """
-    enabled = gc.isenabled()
-    gc.disable()
     try:
-        yield
+        with collector_paused():
+            yield
     finally:
-        if enabled:
-            gc.enable()
         gc.freeze()

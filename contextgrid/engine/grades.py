@@ -7,9 +7,7 @@ prefix sums of this matrix.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from itertools import chain, count
 from numbers import Integral
@@ -20,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from contextgrid.core.checks import is_whole
+from contextgrid.core.collector import collector_paused
 from contextgrid.core.errors import ContextGridError, DuplicateChunkError
 from contextgrid.data.tables import QrelsTable, RunTable, check_qrels_ids, check_question_ids, check_ranked_ids
 
@@ -212,23 +211,6 @@ def _repeats_refused(question_ids: list[str], rankings: list[Sequence[str]], rep
     return DuplicateChunkError(message)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while Python objects are made by the million.
-
-    The checks below make one short-lived set per ranking and a list per run; the
-    collections those allocations trigger would scan every live object of the
-    caller's process (its runs and qrels included) and find nothing to free.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def build_ranked_grades(
     qrels: Mapping[str, Mapping[str, int]],
     run: Mapping[str, Sequence[str]],
@@ -240,7 +222,9 @@ def build_ranked_grades(
     A question is scored when at least one chunk has a grade above 0; a scored
     question the run never answered gets an empty ranking.
     """
-    with _collector_paused():
+    # One short-lived set per ranking and a list per run: the collections those allocations trigger would walk
+    # every live object of the caller's process (its runs and qrels included) and find nothing to free.
+    with collector_paused():
         return _lay_out(qrels, run, depth)
 
 
