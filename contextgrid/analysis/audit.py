@@ -798,15 +798,9 @@ def chunking_repeats(
         holding = _text_pairs(passages, values, vocabulary, words)
         holding_pair, holding_chunk = holding // width, holding % width
         holders = np.bincount(holding_pair, minlength=len(passages.distinct)).astype(np.int64)
-        frequency = holders[at]
-        # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n)
-        # and at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
-        fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
-        prefix = np.maximum(size - fewest + 1, 0)
-        # By passage, then frequency, then key: one stable sort, the keys ascending within each passage already.
-        order = np.argsort(passage_owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
-        position = np.arange(len(order), dtype=np.int64) - gold_pairs.start[passage_owner[order]]
-        chosen = order[(position < prefix[passage_owner[order]]) & (frequency > 0)[order]]
+        # Each passage searched by its pairs held by the fewest chunks (those held by none left out).
+        chosen = _fewest_first(passages, limit, holders[at])
+        chosen = chosen[holders[at[chosen]] > 0]
     else:
         # The chunks' words are the documents': each passage searched by the pairs that start the fewest of the
         # documents' words (any n - m + 1 pairs do), the same for every chunking; the chunks holding those found
@@ -964,9 +958,20 @@ def _searched_pairs(passages: GoldPassages, limit: float) -> _SearchedPairs:
 def _choose_pairs(passages: GoldPassages, limit: float) -> _SearchedPairs:
     """Each passage's ``n - m + 1`` pairs (of ``n``; ``m`` the fewest making a share ``limit``) that start the
     fewest of the documents' words, ties in key order: a chunk holding that share of the passage holds one of them."""
-    word_pairs, owner, size = passages.word_pairs, passages.pairs.owner, passages.pairs.sizes
+    word_pairs = passages.word_pairs
     paired = np.flatnonzero(word_pairs >= 0)
     frequency = np.bincount(word_pairs[paired], minlength=len(passages.distinct))[passages.distinct_at]
+    chosen = _fewest_first(passages, limit, frequency)
+    wanted = np.zeros(len(passages.distinct), dtype=bool)
+    wanted[passages.distinct_at[chosen]] = True
+    starts = paired[wanted[word_pairs[paired]]].astype(np.int64)
+    return _SearchedPairs(chosen, wanted, starts)
+
+
+def _fewest_first(passages: GoldPassages, limit: float, frequency: IntArray) -> IntArray:
+    """Each passage's ``n - m + 1`` pairs (of ``n``; ``m`` the fewest making a share ``limit``) of lowest
+    ``frequency`` (one per pair of ``passages.pairs.key``), ties in key order, as positions in ``pairs.key``."""
+    owner, size = passages.pairs.owner, passages.pairs.sizes
     # m is at least ceil(limit * n) - 1 (float division can only round a share down by far less than 1 / n) and
     # at least 1 (a share of 0 is below any threshold): a shorter prefix could miss a chunk.
     fewest = np.maximum(np.ceil(limit * size).astype(np.int64) - 1, 1)
@@ -974,11 +979,8 @@ def _choose_pairs(passages: GoldPassages, limit: float) -> _SearchedPairs:
     # By passage, then frequency, then key: one stable sort, the keys ascending within each passage already.
     order = np.argsort(owner * (int(frequency.max(initial=0)) + 1) + frequency, kind="stable")
     position = np.arange(len(order), dtype=np.int64) - passages.pairs.start[owner[order]]
-    chosen = order[position < prefix[owner[order]]].astype(np.int64)
-    wanted = np.zeros(len(passages.distinct), dtype=bool)
-    wanted[passages.distinct_at[chosen]] = True
-    starts = paired[wanted[word_pairs[paired]]].astype(np.int64)
-    return _SearchedPairs(chosen, wanted, starts)
+    chosen: IntArray = order[position < prefix[owner[order]]].astype(np.int64)
+    return chosen
 
 
 _SEARCHING = threading.Lock()
