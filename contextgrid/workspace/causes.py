@@ -165,19 +165,19 @@ def failure_causes(
     names = _names(workspace, configs)
     extra = () if others is None else tuple(name for name in _names(workspace, others, "others") if name not in names)
     questions = _questions(workspace, names + extra, function)
-    frames = []
-    for name in names:
+
+    def explained(name: str) -> pd.DataFrame:
         workspace.check_alignment(name)  # qrels or a run of another chunking are refused, not explained
         path, analyzer = workspace.config(name).chunks, retriever_analyzer(workspace.config(name))
         try:
             chunking = workspace.shared(
                 ("cause chunking", path),
-                lambda: cause_chunking(questions, workspace.chunking_gold(name), function=function),  # noqa: B023
+                lambda: cause_chunking(questions, workspace.chunking_gold(name), function=function),
             )
             gaps = (
                 None
                 if analyzer is None
-                else workspace.shared(("lexical gaps", analyzer), lambda: lexical_gaps(questions, analyzer))  # noqa: B023
+                else workspace.shared(("lexical gaps", analyzer), lambda: lexical_gaps(questions, analyzer))
             )
             frame = question_causes(
                 questions,
@@ -194,16 +194,26 @@ def failure_causes(
             raise ContextGridError(f"{function}: configuration {name!r}: {error}") from error
         _keep_hits(workspace, name, frame, cutoff, partial)
         frame.insert(0, "config", pd.Series([name] * len(frame), dtype=object))
-        frames.append(frame)
-    table = pd.concat(frames, ignore_index=True)
+        return frame
+
+    # The table's configurations explained and the others' hits found on the same threads, in that order: one
+    # configuration's signals (its chunking's words among them) are found while the others' hits are.
+    chosen = set(names)
+    done: list[pd.DataFrame | npt.NDArray[np.bool_]] = workspace.each_config(
+        lambda config: (
+            explained(config.name)
+            if config.name in chosen
+            else _hits(workspace, config.name, questions, cutoff, partial, function)
+        ),
+        names=names + extra,
+    )
+    table = pd.concat([frame for frame in done[: len(names)] if isinstance(frame, pd.DataFrame)], ignore_index=True)
     # Hits per question over every configuration, less the row's own: the others that get it right. Every
     # frame holds the questions in the same order, and the others' hits are read from their top k alone.
     hit = (table["cause"] == "hit").to_numpy()
     position = np.tile(np.arange(len(questions.ids), dtype=np.int64), len(names))
     per_question = np.bincount(position[hit], minlength=len(questions.ids)).astype(np.int64)
-    for elsewhere in workspace.each_config(
-        lambda config: _hits(workspace, config.name, questions, cutoff, partial, function), names=extra
-    ):
+    for elsewhere in done[len(names) :]:
         per_question += elsewhere
     hits = per_question[position]
     failing = table["cause"].isin(CAUSES[CAUSES.index("partial") :]).to_numpy()
