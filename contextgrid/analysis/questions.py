@@ -265,8 +265,9 @@ def question_listing(
     q1        Refunds?            hit       1.0    False
     q3            Who?        no_gold       NaN    False
     """
-    extra = [] if causes is None else [question for question in causes.index if question not in scores.index]
-    table = scores.reindex([*scores.index, *extra]) if extra else scores.copy()
+    # Ids taken out of their index at once: an Arrow-backed index makes an object of each id it yields one by one.
+    extra = [] if causes is None else causes.index[scores.index.unique().get_indexer(causes.index) < 0].tolist()
+    table = scores.reindex([*scores.index.tolist(), *extra]) if extra else scores.copy()
     table.index.name = scores.index.name
     if "failing" in table.columns:
         table["failing"] = table["failing"].eq(True)
@@ -274,10 +275,10 @@ def question_listing(
         given = causes.to_frame("cause") if isinstance(causes, pd.Series) else causes
         for position, column in enumerate(given.columns):
             table.insert(position, str(column), given[column].reindex(table.index).array)
+    ids = [str(question) for question in table.index.tolist()]
     if texts is not None:
-        table.insert(0, "text", pd.Series([texts.get(question) for question in table.index], table.index, "string"))
+        table.insert(0, "text", pd.Series([texts.get(question) for question in ids], table.index, "string"))
     first = scores.columns[0]
-    ids = [str(question) for question in table.index]
     natural = np.empty(len(ids), dtype=np.int64)
     natural[sorted(range(len(ids)), key=lambda position: natural_key(ids[position]))] = np.arange(len(ids))
     score = pd.to_numeric(table[first], errors="coerce").to_numpy(dtype=float, na_value=np.inf)
