@@ -31,6 +31,7 @@ from contextgrid.analysis.questions import (
     filter_questions,
     first_relevant_chunk,
     natural_key,
+    natural_order,
     question_label,
     question_listing,
     question_scores,
@@ -69,6 +70,26 @@ def test_ids_that_differ_in_a_number_follow_the_number(prefix: str, numbers: lis
 
 def test_q2_comes_before_q10() -> None:
     assert sorted(["q10", "q2", "q1"], key=natural_key) == ["q1", "q2", "q10"]
+
+
+_TEXT = st.text(alphabet="aAbBzZ-_ .éß", max_size=3)
+_ID = st.one_of(
+    st.builds(lambda text, number: f"{text}{number}", _TEXT, st.from_regex(r"[0-9]{1,20}", fullmatch=True)),
+    st.builds(lambda text, number, tail: f"{text}{number}{tail}", _TEXT, st.integers(0, 999), _TEXT),
+    st.text(alphabet="ab1٣", min_size=1, max_size=4),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ID, unique=True, max_size=12), st.booleans())
+def test_ids_are_placed_as_their_natural_keys_sort_them(ids: list[str], plain: bool) -> None:
+    # Plain ids (text, then at most 18 digits, in ASCII) take pyarrow's path, any other list natural_key's own.
+    if plain:
+        ascii_ids = (re.sub(r"[^A-Za-z0-9 ._-]", "x", each) for each in ids)
+        ids = list(dict.fromkeys(each for each in ascii_ids if re.fullmatch(r"[^0-9]*[0-9]{1,18}", each)))
+    place = natural_order(ids).tolist()
+    by_place = [ids[position] for position in sorted(range(len(ids)), key=place.__getitem__)]
+    assert by_place == sorted(ids, key=natural_key)
 
 
 # -- the question list -------------------------------------------------------------------------------------
