@@ -100,6 +100,15 @@ class RunRows:
     chunk: IntArray
 
 
+def _positions(question_ids: pd.Index, run: RunTable) -> IntArray:
+    """Where each of ``run``'s questions is in ``question_ids`` (-1 where it is not), read-only: kept with the run."""
+    import pandas as pd
+
+    found: IntArray = question_ids.get_indexer(pd.Index(run.question_ids, dtype=object)).astype(np.int64)
+    found.setflags(write=False)
+    return found
+
+
 def run_rows(
     run: Mapping[str, Sequence[str]], question_ids: pd.Index, chunk_ids: pd.Index, k: int | None, function: str
 ) -> RunRows:
@@ -122,7 +131,6 @@ def run_rows(
     contextgrid.core.errors.ContextGridError: f: the run for question 'q1' returns chunk 'zz' at rank 1, which is \
 not among the 2 chunks given; the run and the chunks must come from the same chunking
     """
-    import pandas as pd
 
     from contextgrid.data.tables import RunTable
 
@@ -136,10 +144,7 @@ not among the 2 chunks given; the run and the chunks must come from the same chu
     # The run's questions among these, once for each list of questions a run is aligned with (views align it
     # with every question, or with those that have gold, again and again).
     per_question = table.derived_against(
-        "question positions",
-        question_ids,
-        lambda: question_ids.get_indexer(pd.Index(table.question_ids, dtype=object)).astype(np.int64),
-        keep=4,
+        "question positions", question_ids, lambda: _positions(question_ids, table), keep=4
     )
     item = per_question[group]
     keep = (item >= 0) & (rank <= (k if k is not None else table.num_rows))
@@ -165,7 +170,7 @@ def run_chunk_positions(run: RunTable, chunk_ids: pd.Index) -> npt.NDArray[np.in
     ids it was last aligned with: a view aligns the same run with the same chunking for every question, k and
     measure, and this hash lookup of every row's id is most of that alignment's cost.
 
-    The array is shared: read it, never write to it.
+    The array is shared, so it is read-only.
 
     Examples
     --------
@@ -181,8 +186,9 @@ def run_chunk_positions(run: RunTable, chunk_ids: pd.Index) -> npt.NDArray[np.in
     def positions() -> npt.NDArray[np.int32]:
         # Arrow's hash lookup on the string column as it is (no Python str per row).
         names = run.table.column("chunk_id").cast(pa.string())
-        found = pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1)
-        return np.asarray(found, dtype=np.int32)
+        found = np.array(pc.index_in(names, value_set=pa.array(chunk_ids, type=pa.string())).fill_null(-1), np.int32)
+        found.setflags(write=False)  # shared by every caller
+        return found
 
     return run.derived_against("chunk positions", chunk_ids, positions)
 
