@@ -482,6 +482,15 @@ def encode(texts):
 """
 
 
+# The command line as a terminal starts it, SIGINT raising KeyboardInterrupt: a process started from a shell's
+# background job (``cmd &`` without job control, as a CI script may start the suite) inherits SIGINT ignored, and
+# Python then leaves it ignored, so the signal would stop nothing.
+INTERRUPTIBLE = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('contextgrid.cli.main', run_name='__main__')"
+)
+
+
 @pytest.mark.parametrize(
     ("signum", "name", "status"), [(signal.SIGINT, "SIGINT", 130), (signal.SIGTERM, "SIGTERM", 143)]
 )
@@ -498,7 +507,7 @@ def test_a_signal_stops_a_sweep_with_a_line_and_its_status_and_the_rerun_takes_t
     write_questions(ITEMS, tmp_path / "questions.jsonl")
     argv = ["sweep", "documents.jsonl", "questions.jsonl", "-o", "out", "--sizes", "120"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "contextgrid.cli.main", *argv, "--retrievers", "dense", "--embedder", "stalling:encode"],
+        [sys.executable, "-c", INTERRUPTIBLE, *argv, "--retrievers", "dense", "--embedder", "stalling:encode"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
