@@ -38,7 +38,15 @@ from contextgrid.data.keys import distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
 from contextgrid.data.words import word_rows
-from contextgrid.evidence.run_waste import ChunkingGold, GoldColumns, RunRows, gold_columns, laid_out, run_rows
+from contextgrid.evidence.run_waste import (
+    ChunkingGold,
+    GoldColumns,
+    RunRows,
+    gold_columns,
+    laid_out,
+    run_chunk_positions,
+    run_rows,
+)
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -1091,12 +1099,11 @@ def run_labels(
     # Grades of the retrieved rows: missing when not judged.
     judged = qrels if isinstance(qrels, JudgedGrades) else judged_grades(repeats, qrels)
     # Only a question with a repeat graded 0 or not judged that overlaps none of its gold can have a row found
-    # below: when every chunk the run returns is among the chunks (known, or Arrow's membership test on the column
-    # as it is), the rows of the other questions are not aligned. Otherwise every row is, which refuses the first
-    # unknown one.
+    # below: when every chunk the run returns is among the chunks (known, or found there: the positions kept with
+    # the run, which run_rows reads too), the rows of the other questions are not aligned. Otherwise every row is,
+    # which refuses the first unknown one.
     open_key = repeats.key[~(_grades_of(judged, repeats.key) > 0) & ~find_sorted(repeats.overlapping, repeats.key)[1]]
-    returned = table.table.column("chunk_id").cast(pa.string())
-    if not aligned and pc.all(pc.is_in(returned, value_set=pa.array(chunk_ids, type=pa.string()))).as_py() is False:
+    if not aligned and (run_chunk_positions(table, chunk_ids) < 0).any():
         rows = run_rows(table, gold.ids, chunk_ids, None, function)
     else:
         asked = np.unique(open_key // width)
