@@ -37,7 +37,7 @@ from contextgrid.data.chunk_checks import checked_items
 from contextgrid.data.keys import distinct_sorted, expand_stretches, find_sorted
 from contextgrid.data.records import Chunk, EvalItem
 from contextgrid.data.tables import QrelsTable, RunTable
-from contextgrid.data.words import word_rows
+from contextgrid.data.words import ascii_word_runs, word_rows
 from contextgrid.evidence.run_waste import (
     ChunkingGold,
     GoldColumns,
@@ -409,42 +409,18 @@ def document_words(documents: Mapping[str, str], vocabulary: Vocabulary) -> Docu
     )
 
 
-_ASCII_ALNUM = bytes(int(chr(byte).isascii() and chr(byte).isalnum()) for byte in range(256))
-"""Each byte made 1 when it is an ASCII letter or digit, else 0 (``bytes.translate``): on ASCII text, what the word
-rule's ``[^\\W_]`` matches."""
-
-_ASCII_NOT_WORD = bytes(byte for byte in range(128) if not chr(byte).isalnum() and chr(byte) != "'")
-"""The ASCII bytes that no word holds, an apostrophe aside (one between two letters or digits is a word's)."""
-
-
 def _ascii_document_words(
     texts: Sequence[str],
 ) -> tuple[IntArray, IntArray, IntArray, pa.Array, npt.NDArray[np.uint8]]:
-    """The words of the ASCII ``texts`` by the word rule: each word's text, start and end (its characters), and
-    the words folded, in order, as a pyarrow string array; and the texts' bytes joined by a space, lowercased.
-
-    On ASCII text a word is a run of letters and digits with an apostrophe between two of them: the runs of such
-    bytes are the rule's matches, found on the bytes of all the texts at once with no Python string per word.
-    """
+    """The words of the ASCII ``texts`` by the word rule (:func:`~contextgrid.data.words.ascii_word_runs`): each
+    word's text, start and end (its characters), and the words folded, in order, as a pyarrow string array; and the
+    texts' bytes joined by a space (no word runs from one text into the next), lowercased."""
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     begins = np.cumsum(lengths + 1) - lengths - 1
-    # Joined by a space: no word runs from one text into the next. Bytes' own translations (lowercase, letter or
-    # digit) run several times numpy's lookups' speed.
-    joined = " ".join(texts).encode("ascii").lower()
-    folded = np.frombuffer(joined, dtype=np.uint8)
-    inside = np.frombuffer(bytearray(joined.translate(_ASCII_ALNUM)), dtype=bool)
-    apostrophe = np.flatnonzero(folded == ord("'"))
-    inner = apostrophe[(apostrophe > 0) & (apostrophe < len(folded) - 1)]
-    inside[inner] = inside[inner - 1] & inside[inner + 1]
-    edges = np.flatnonzero(np.diff(inside, prepend=False, append=False))
-    start, end = edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
+    joined = " ".join(texts).encode("ascii")
+    start, end, found = ascii_word_runs(joined)
     text = np.searchsorted(begins, start, side="right") - 1
-    offsets = np.concatenate(([0], np.cumsum(end - start))).astype(np.int64)
-    # The words' bytes end to end: the apostrophes no word holds made spaces, then every byte no word holds deleted.
-    spaced = bytearray(joined)
-    np.frombuffer(spaced, dtype=np.uint8)[apostrophe[~inside[apostrophe]]] = ord(" ")
-    data = bytes(spaced).translate(None, _ASCII_NOT_WORD)
-    found = pa.LargeStringArray.from_buffers(len(start), pa.py_buffer(offsets), pa.py_buffer(data))
+    folded = np.frombuffer(joined.lower(), dtype=np.uint8)
     return text.astype(np.int64), start - begins[text], end - begins[text], found, folded
 
 
