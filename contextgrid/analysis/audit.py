@@ -441,7 +441,7 @@ def _regex_document_words(texts: Sequence[str]) -> tuple[IntArray, IntArray, Int
     flat[:] = list(itertools.chain.from_iterable(found))
     # Each distinct spelling folded once.
     local, spellings = pd.factorize(flat)
-    folded = np.array([word.casefold().replace("’", "'") for word in spellings], dtype=object)[local]
+    folded = np.array([word.casefold() for word in spellings], dtype=object)[local]  # "’" made "'" before the split
     owner = np.repeat(np.arange(len(texts), dtype=np.int64), counts)
     return owner, np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64), folded.tolist()
 
@@ -619,7 +619,7 @@ def _piece_words(
     data = folded[expand_stretches(low, lengths)[0]].tobytes()
     plain_words = pa.LargeStringArray.from_buffers(len(plain), pa.py_buffer(offsets), pa.py_buffer(data))
     other_words = [
-        values[i][a:b].replace("’", "'").strip("'").casefold().replace("’", "'")
+        values[i][a:b].replace("’", "'").strip("'").casefold()
         for i, a, b in zip(owner[other].tolist(), piece_start[other].tolist(), piece_end[other].tolist(), strict=True)
     ]
     found = pa.concat_arrays([plain_words, pa.array(other_words, pa.large_string())])
