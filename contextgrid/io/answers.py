@@ -446,31 +446,30 @@ def _parsed_whole(source: Source) -> AnswerColumns | None:
         )
     except pa.ArrowInvalid:
         return None
-    question_id, text = table.column("question_id"), table.column("answer")
-    # No null was written, so a null list is one not given (an empty one) and a null string a field missing.
+    # No null was written, so a null list is one not given (an empty one) and a null string a field missing (None,
+    # which the rules refuse).
     citations, context = (table.column(name).combine_chunks() for name in ("citations", "context_chunk_ids"))
-    cited, chunk_ids = citations.flatten(), context.flatten()
-    if (
-        table.num_rows != len(lines)
-        or question_id.null_count
-        or text.null_count
-        or (len(question_id) and pc.min(pc.utf8_length(question_id)).as_py() == 0)
-        or (len(cited) and pc.min(cited).as_py() < 1)
-        or (len(chunk_ids) and pc.min(pc.utf8_length(chunk_ids)).as_py() == 0)
-        or pc.count_distinct(question_id).as_py() != len(question_id)
-    ):
-        return None
-    n = table.num_rows
     cited_counts, chunk_counts = (
         pc.list_value_length(lists).fill_null(0).to_numpy(zero_copy_only=False) for lists in (citations, context)
     )
+    question_ids, texts = (table.column(name).to_numpy(zero_copy_only=False) for name in ("question_id", "answer"))
+    cited, chunk_ids = (lists.flatten().to_numpy(zero_copy_only=False) for lists in (citations, context))
+    # Held to the one copy of the rules, as the line-by-line reader holds its lines: any row that breaks one is
+    # left to it, to be refused in its words.
+    read = _Read(
+        question_ids.tolist(), texts.tolist(), cited.tolist(), cited_counts.tolist(), chunk_ids.tolist(),
+        chunk_counts.tolist(), {},
+    )  # fmt: skip
+    if table.num_rows != len(lines) or not _kept(read):
+        return None
+    n = table.num_rows
     return AnswerColumns(
-        np.asarray(question_id.to_numpy(zero_copy_only=False), dtype=object),
-        np.asarray(text.to_numpy(zero_copy_only=False), dtype=object),
-        np.asarray(cited.to_numpy(zero_copy_only=False), dtype=np.int64),
-        np.concatenate(([0], np.cumsum(cited_counts, dtype=np.int64))),
-        np.asarray(chunk_ids.to_numpy(zero_copy_only=False), dtype=object),
-        np.concatenate(([0], np.cumsum(chunk_counts, dtype=np.int64))),
+        np.asarray(question_ids, dtype=object),
+        np.asarray(texts, dtype=object),
+        np.asarray(cited, dtype=np.int64),
+        _offsets(read.cited_counts),
+        np.asarray(chunk_ids, dtype=object),
+        _offsets(read.chunk_counts),
         np.array([source.shown] * n, dtype=object),
         np.arange(1, n + 1, dtype=np.int64),
         np.array(lines, dtype=object),
