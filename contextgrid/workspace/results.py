@@ -1,19 +1,22 @@
-"""The scores of every configuration of a workspace, as one record that lays out as a frame."""
+"""The scores of every configuration of a workspace, as one record that lays out as a frame, and scores kept by a
+caller, taken as they are."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from contextgrid.core.errors import ContextGridError, UnknownConfigurationError
+from contextgrid.core.errors import ContextGridError, UnknownConfigurationError, parameter_error
 from contextgrid.data.run_result import RunResult
 from contextgrid.workspace.configuration import Described, parameters_frame
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
 
-__all__ = ["WorkspaceResults"]
+__all__ = ["WorkspaceResults", "scores_at_hand"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +82,32 @@ class WorkspaceResults:
         params = parameters_frame(self.configs)
         scores.index = params.index
         return pd.concat([scores, params], axis=1)
+
+
+def scores_at_hand(scores: pd.DataFrame, names: Sequence[str], labels: Sequence[str], *, function: str) -> pd.DataFrame:
+    """The rows ``names`` and columns ``labels`` (``metric@k``) of ``scores``, the workspace's scores a caller kept
+    (:meth:`WorkspaceResults.to_dataframe`), as they are: a score at k reads the first k ranks whatever depth was
+    scored. The configurations or labels it lacks are refused in one wording, for ``function``'s ``scores``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> kept = pd.DataFrame({"recall@5": [0.5, 0.25]}, index=pd.Index(["a", "b"], name="config"))
+    >>> scores_at_hand(kept, ["b"], ["recall@5"], function="f")["recall@5"].tolist()
+    [0.25]
+    >>> scores_at_hand(kept, ["c"], ["ndcg@5"], function="f")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    contextgrid.core.errors.InvalidParameterError: The 'scores' parameter of f must be ... Got ['ndcg@5', 'c'] instead.
+    """
+    lacking = [label for label in labels if label not in scores.columns]
+    lacking += [name for name in names if name not in scores.index]
+    if lacking:
+        raise parameter_error(
+            function,
+            "scores",
+            "the workspace's scores (workspace.evaluate(...).to_dataframe()), with a row for each configuration "
+            "and a column for each metric@k it needs",
+            lacking,
+        )
+    return scores.loc[list(names), list(labels)]

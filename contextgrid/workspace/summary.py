@@ -22,6 +22,7 @@ from contextgrid.significance.comparisons import PairedComparison
 from contextgrid.significance.wording import limits, verdict_phrase
 from contextgrid.workspace.budget import budget_curves
 from contextgrid.workspace.causes import failure_causes_only
+from contextgrid.workspace.results import scores_at_hand
 from contextgrid.workspace.waste import configuration_waste
 
 if TYPE_CHECKING:
@@ -250,14 +251,8 @@ def configuration_summary(
     if scores is None:
         grid = workspace.evaluate(ks=[cutoff], metrics=metrics).to_dataframe()
     else:
-        lacking = [name for name in labels if name not in scores.columns]
-        lacking += [name for name in workspace.names if name not in scores.index]
-        if lacking:
-            raise parameter_error(
-                function, "scores", "the workspace's scores, with every configuration and headline metric", lacking
-            )
         # In manifest order, as scored: the first of equals is the best.
-        grid = scores.loc[list(workspace.names), labels]
+        grid = scores_at_hand(scores, workspace.names, labels, function=function)
     ranking = grid[label]
     best = str(ranking.index[int(ranking.to_numpy().argmax())])
     names = list(dict.fromkeys([config, best, base]))

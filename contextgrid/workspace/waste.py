@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from contextgrid.core.checks import check_k
 from contextgrid.core.errors import MissingWorkspaceInputError, parameter_error
 from contextgrid.evidence.run_waste import question_waste
+from contextgrid.workspace.results import scores_at_hand
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,18 +114,17 @@ def configuration_waste(
 
     cutoff = check_k(k, function="configuration_waste")
     names = None if configs is None else _configs(workspace, configs, "configuration_waste")
+    label = f"recall@{cutoff}"
+    recall = None
+    if scores is not None:  # taken before the waste is measured, for the configurations it will hold
+        measured = names or (workspace.names if table is None else table.index.unique(level="config").tolist())
+        recall = scores_at_hand(scores, measured, [label], function="configuration_waste")
     if table is None:
         table = workspace_waste(workspace, cutoff, configs=names)
     elif names is not None:
         table = table.loc[list(names)]
-    label = f"recall@{cutoff}"
-    given = scores is not None
-    if scores is None:
-        scores = workspace.evaluate(ks=[cutoff], metrics=["recall"]).to_dataframe()
-    elif label not in scores.columns:
-        raise parameter_error(
-            "configuration_waste", "scores", f"the workspace's scores, with a {label!r} column", list(scores.columns)
-        )
+    if recall is None:
+        recall = workspace.evaluate(ks=[cutoff], metrics=["recall"]).to_dataframe()[[label]]
     grouped = table.groupby(level="config", sort=False)
     means = grouped[
         [
@@ -141,9 +141,6 @@ def configuration_waste(
     ].mean()
     sums = grouped[["gold_retrieved", "retrieved_total"]].sum()
     share = sums["gold_retrieved"] / sums["retrieved_total"].where(sums["retrieved_total"] > 0)
-    lacking = [name for name in means.index if name not in scores.index] if given else []
-    if lacking:
-        raise parameter_error("configuration_waste", "scores", "the scores of every configuration measured", lacking)
-    frame = pd.concat([scores[[label]].reindex(means.index), means, share.rename("share_gold")], axis=1)
+    frame = pd.concat([recall.reindex(means.index), means, share.rename("share_gold")], axis=1)
     frame.index.name = "config"
     return frame if names is None else frame.loc[list(names)]
