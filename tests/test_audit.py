@@ -21,6 +21,7 @@ from contextgrid.analysis.audit import (
     _ascii_document_words,
     _chunk_words,
     _pair_keys,
+    _product_pairs,
     _read_pairs,
     _regex_document_words,
     _text_pairs,
@@ -37,7 +38,7 @@ from contextgrid.analysis.audit import (
     repeated_questions,
     run_labels,
 )
-from contextgrid.analysis.word_sets import Vocabulary
+from contextgrid.analysis.word_sets import Vocabulary, set_sizes
 from contextgrid.core.errors import ContextGridError, InvalidParameterError
 from contextgrid.core.text import WORD, words
 from contextgrid.evidence.run_waste import chunking_gold, gold_columns
@@ -84,6 +85,30 @@ def test_repeated_questions_equal_every_pair_compared(texts: list[list[str]], th
     assert list(zip(found["question"], found["other"], strict=True)) == [(q, other) for q, other, _ in expected]
     assert list(found["similarity"]) == pytest.approx([value for *_, value in expected])
     assert (found["kind"] == "duplicate_question").tolist() == [value == 1.0 for *_, value in expected]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(["refund", "days", "the", "fee", "ship", "what"]), max_size=5), max_size=9),
+    st.sampled_from([0.1, 0.3, 0.5, 1.0]),
+    st.integers(min_value=1, max_value=30),
+)
+def test_the_product_a_block_at_a_time_keeps_the_pairs_that_reach_the_threshold(
+    texts: list[list[str]], threshold: float, pairs_at_once: int
+) -> None:
+    # Blocks of one set upwards: every pair whose sets are in different blocks is found as one in the same block.
+    vocabulary = Vocabulary()
+    sets = _word_sets([" ".join(text) for text in texts], vocabulary)
+    size = set_sizes(sets, len(texts))
+    first, second, both = _product_pairs(sets, size, threshold, vocabulary.size, pairs_at_once=pairs_at_once)
+    found = sorted(zip(first.tolist(), second.tolist(), both.tolist(), strict=True))
+    expected = []
+    for earlier in range(len(texts)):
+        for later in range(earlier + 1, len(texts)):
+            a, b = set(texts[earlier]), set(texts[later])
+            if a & b and len(a & b) / len(a | b) >= threshold:
+                expected.append((earlier, later, len(a & b)))
+    assert found == expected
 
 
 @settings(max_examples=300, deadline=None)

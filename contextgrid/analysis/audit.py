@@ -195,11 +195,7 @@ def _shared_pairs(sets: WordSets, size: IntArray, limit: float, words: int) -> t
     end = np.repeat(bounds[1:], np.diff(bounds))
     later = end - np.arange(len(word), dtype=np.int64) - 1
     if int(later.sum()) > _PAIRS_AT_ONCE:
-        from scipy import sparse  # type: ignore[import-untyped]
-
-        matrix = sparse.csr_matrix((np.ones(len(owner)), (owner, code)), shape=(len(size), len(frequency)))
-        shared = sparse.triu(matrix @ matrix.T, k=1).tocoo()
-        return shared.row.astype(np.int64), shared.col.astype(np.int64), shared.data.astype(np.int64)
+        return _product_pairs(sets, size, limit, len(frequency))
     partner, at = expand_stretches(np.arange(1, len(word) + 1, dtype=np.int64), later)
     width = max(len(size), 1)
     pairs = distinct_sorted(member[at] * width + member[partner])
@@ -208,8 +204,37 @@ def _shared_pairs(sets: WordSets, size: IntArray, limit: float, words: int) -> t
 
 
 _PAIRS_AT_ONCE = 2_000_000
-"""The most (set, set) pairs :func:`repeated_questions` lists from the prefixes at once (some tens of MB);
-beyond, the sparse product finds the pairs sharing a word, which holds each once."""
+"""The most (set, set) pairs :func:`repeated_questions` lists at once (some tens of MB): from the prefixes, or from
+the sparse product of the sets, a block of sets at a time."""
+
+
+def _product_pairs(
+    sets: WordSets, size: IntArray, limit: float, words: int, *, pairs_at_once: int = _PAIRS_AT_ONCE
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The pairs of sets (earlier, later) whose Jaccard similarity reaches ``limit``, with the words they share,
+    found by the sparse product of the sets with themselves, a block of sets at a time: at a low ``limit`` most
+    pairs share a word (10,000 questions sharing "what" are 50 million pairs, gigabytes as one product), and only
+    those that reach it are kept of each block, judged as :func:`repeated_questions` judges them; a block holds
+    about ``pairs_at_once`` pairs."""
+    from scipy import sparse  # type: ignore[import-untyped]
+
+    owner, code = sets
+    matrix = sparse.csr_matrix((np.ones(len(owner)), (owner, code)), shape=(len(size), words))
+    transposed = matrix.T.tocsr()
+    rows = max(pairs_at_once // max(len(size), 1), 1)
+    found: list[tuple[IntArray, IntArray, IntArray]] = []
+    for low in range(0, len(size), rows):
+        block = (matrix[low : low + rows] @ transposed).tocoo()
+        first, second = block.row.astype(np.int64) + low, block.col.astype(np.int64)
+        both = block.data.astype(np.int64)
+        later = second > first
+        first, second, both = first[later], second[later], both[later]
+        reach = both / (size[first] + size[second] - both) >= limit
+        found.append((first[reach], second[reach], both[reach]))
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first, second, both = (np.concatenate(part) for part in zip(*found, strict=True))
+    return first, second, both
 
 
 def gold_by_document(items: Iterable[EvalItem] | GoldColumns) -> pd.DataFrame:
