@@ -1,5 +1,6 @@
-"""evaluate() and per_query() from frames: a pandas DataFrame, a pyarrow Table and an object that only
-exports ``__arrow_c_stream__`` give the dict API's numbers exactly, and every bad frame is refused by name."""
+"""evaluate(), per_query() and the first relevant ranks from frames: a pandas DataFrame, a pyarrow Table and an
+object that only exports ``__arrow_c_stream__`` give the dict API's numbers exactly, and every bad frame is refused
+by name."""
 
 from __future__ import annotations
 
@@ -79,6 +80,11 @@ def test_every_frame_gives_the_dict_apis_numbers(kind: str, by: str, case: Any, 
     for metric in BUILTIN:
         k = cutoffs[0]
         assert cg.per_query(qrels_frame, run_frame, metric, k) == cg.per_query(case.qrels, run, metric, k)
+    assert cg.first_relevant_ranks(qrels_frame, run_frame) == cg.first_relevant_ranks(case.qrels, run)
+    framed, given = cg.WarningLog(), cg.WarningLog()
+    mean = cg.mean_rank_of_first_relevant(qrels_frame, run_frame, warnings=framed)
+    assert mean == cg.mean_rank_of_first_relevant(case.qrels, run, warnings=given)
+    assert [str(entry) for entry in framed.entries] == [str(entry) for entry in given.entries]
 
 
 @settings(max_examples=40, deadline=None)
@@ -130,6 +136,8 @@ def test_other_column_names_are_mapped() -> None:
     run = run_table(RUN, by="score").rename_columns(["qid", "docid", "sim"])
     assert cg.evaluate(qrels, run, columns=names) == cg.evaluate(QRELS, RUN)
     assert cg.per_query(qrels, run, "map", 3, columns=names) == cg.per_query(QRELS, RUN, "map", 3)
+    assert cg.first_relevant_ranks(qrels, run, columns=names) == cg.first_relevant_ranks(QRELS, RUN)
+    assert cg.mean_rank_of_first_relevant(qrels, run, columns=names) == cg.mean_rank_of_first_relevant(QRELS, RUN)
 
 
 def test_empty_frames_score_nothing() -> None:

@@ -185,7 +185,11 @@ def per_query(
 
 
 def mean_rank_of_first_relevant(
-    qrels: Qrels, run: Mapping[str, Sequence[str]], *, warnings: WarningLog | None = None
+    qrels: Qrels | ArrowStream,
+    run: Mapping[str, Sequence[str]] | ArrowStream,
+    *,
+    warnings: WarningLog | None = None,
+    columns: FrameColumns = _COLUMNS,
 ) -> float | None:
     """Mean 1-based rank of the first relevant chunk, over the whole ranking.
 
@@ -193,7 +197,8 @@ def mean_rank_of_first_relevant(
     question whose ranking holds no relevant chunk at all has no such rank:
     it is left out of the mean and counted in a ``warnings`` entry, since a
     mean over the successes alone flatters a run that misses often. ``None``
-    when no question found a relevant chunk.
+    when no question found a relevant chunk. ``qrels`` and ``run`` are dicts
+    or frames, as :func:`evaluate` takes them.
 
     Examples
     --------
@@ -206,7 +211,8 @@ def mean_rank_of_first_relevant(
     >>> print(log.entries[0])
     CAUTION [score] (mean_rank_of_first_relevant): 1 of 3 questions retrieved no relevant chunk and are not in this mean
     """
-    batch = ranked_grades(qrels, run, None)
+    judged, ranked = tables_from_frames(qrels, run, columns, function="mean_rank_of_first_relevant")
+    batch = ranked_grades(judged, ranked, None)
     found = np.isfinite(batch.first_hit)
     missed = len(batch) - int(found.sum())
     if missed and warnings is not None:
@@ -220,8 +226,14 @@ def mean_rank_of_first_relevant(
     return float(np.mean(batch.first_hit[found]))
 
 
-def first_relevant_ranks(qrels: Qrels, run: Mapping[str, Sequence[str]]) -> dict[str, int | None]:
-    """The 1-based rank of each scored question's first relevant chunk, ``None`` where none came back.
+def first_relevant_ranks(
+    qrels: Qrels | ArrowStream,
+    run: Mapping[str, Sequence[str]] | ArrowStream,
+    *,
+    columns: FrameColumns = _COLUMNS,
+) -> dict[str, int | None]:
+    """The 1-based rank of each scored question's first relevant chunk, ``None`` where none came back; ``qrels``
+    and ``run`` are dicts or frames, as :func:`evaluate` takes them.
 
     Examples
     --------
@@ -229,7 +241,8 @@ def first_relevant_ranks(qrels: Qrels, run: Mapping[str, Sequence[str]]) -> dict
     >>> cg.first_relevant_ranks({"q1": {"c1": 2}, "q2": {"c4": 1}, "q3": {}}, {"q1": ["x", "c1"], "q2": ["y"]})
     {'q1': 2, 'q2': None}
     """
-    batch = ranked_grades(qrels, run, None)
+    judged, ranked = tables_from_frames(qrels, run, columns, function="first_relevant_ranks")
+    batch = ranked_grades(judged, ranked, None)
     return {
         question: int(rank) if np.isfinite(rank) else None
         for question, rank in zip(batch.question_ids, batch.first_hit.tolist(), strict=True)
