@@ -340,7 +340,8 @@ def test_the_waste_summary_on_scores_at_hand_is_the_one_it_scores(swept: cg.Work
     )
     with pytest.raises(ContextGridError, match=r"The 'scores' parameter of configuration_waste must be .*'recall@3'"):
         configuration_waste(swept, 3, table=table, scores=kept.drop(columns="recall@3"))
-    with pytest.raises(ContextGridError, match=re.escape(f"a column for each metric@k it needs. Got [{swept.names[0]!r}]")):
+    lacking = re.escape(f"a column for each metric@k it needs. Got [{swept.names[0]!r}]")
+    with pytest.raises(ContextGridError, match=lacking):
         configuration_waste(swept, 3, table=table, scores=kept.iloc[1:])
 
 
