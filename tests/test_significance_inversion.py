@@ -5,6 +5,7 @@ by brute force (all sign vectors, scipy's own t-test and signed-rank test)."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from contextgrid.significance.comparisons import PairedComparison
 from contextgrid.significance.corrections import CORRECTIONS
 from contextgrid.significance.gate import gate
 from contextgrid.significance.inversion import SignFlipShifts
-from contextgrid.significance.wording import describe, limits
+from contextgrid.significance.wording import describe, format_interval, limits, verdict_phrase
 
 TESTS = ("permutation", "ttest", "wilcoxon")
 
@@ -33,6 +34,13 @@ def families(draw: st.DrawFn) -> dict[str, dict[str, float]]:
     values = coarse if draw(st.booleans()) else st.floats(0.0, 1.0, allow_nan=False)
     configs = draw(st.integers(2, 4))
     return {f"c{j}": {f"q{i}": draw(values) for i in range(n)} for j in range(configs)}
+
+
+def shown_leaving_out_zero(low: str, high: str) -> bool:
+    """Whether an interval's printed ends leave 0 out: an end open at 0, or both ends on one side of it."""
+    if low in ("(0", "above 0") or high in ("0)", "below 0"):
+        return True
+    return float(low.lstrip("[")) > 0 or float(high.rstrip("]")) < 0
 
 
 @settings(max_examples=80, deadline=None)
@@ -51,6 +59,11 @@ def test_the_interval_leaves_out_zero_exactly_when_the_verdict_is_significant(
     )
     for c in table:
         assert c.excludes_zero == c.significant, (c.ci_low, c.ci_high, c.p_value, c.p_adjusted)
+        # As printed too: an end beside 0 that leaves it out is never shown as 0.
+        assert shown_leaving_out_zero(*format_interval(c.ci_low, c.ci_high).split(", ")) == c.significant
+        said = re.search(r"interval (above 0|\S+) to (below 0|\S+?)(?: around |\))", verdict_phrase(c))
+        assert said is not None, verdict_phrase(c)
+        assert shown_leaving_out_zero(*said.groups()) == c.significant, verdict_phrase(c)
         if test != "wilcoxon":
             # The mean is never rejected; a signed-rank test can reject its own Hodges-Lehmann estimate when zeros
             # are dropped and ties are ranked, so its interval need not hold it.
@@ -166,6 +179,33 @@ def test_three_wins_among_forty_four_questions_read_not_significant_with_the_rea
     # The bootstrap interval, which excludes 0 here, stays available under its own name.
     assert c.bootstrap_low is not None
     assert c.bootstrap_low > 0
+
+
+@pytest.mark.parametrize(
+    ("baseline", "other", "shown"),
+    [
+        ([1, 3, 6, 1, 4, 3, 6, 8], [7, 3, 6, 8, 8, 8, 5, 6], "above 0 to +4.5000"),
+        ([6, 4, 6, 10, 8, 10, 0], [1, 3, 6, 7, 7, 9, 1], "-3.0000 to below 0"),
+    ],
+)
+def test_a_signed_rank_interval_open_at_zero_is_said_so_and_why(
+    baseline: list[int], other: list[int], shown: str
+) -> None:
+    """Wilcoxon rejects a shift of exactly 0 (its tied questions dropped) and not the shifts beside it: the interval
+    ends on the float beside 0, which four decimals would print as 0 beside a significant verdict."""
+    family = {"base": {f"q{i}": float(v) for i, v in enumerate(baseline)}}
+    family["other"] = {f"q{i}": float(v) for i, v in enumerate(other)}
+    table = compare_configurations(family, baseline="base", test="wilcoxon", correction="none", alpha=0.2)
+    (c,) = table
+    assert c.significant
+    assert 0.0 < min(abs(c.ci_low), abs(c.ci_high)) < 1e-300
+    text = describe(c)
+    assert f"interval {shown} around" in text
+    assert "0.0000 to" not in text
+    assert "to 0.0000" not in text
+    assert "The signed-rank test leaves out the questions that tie" in text
+    drawn = verdict_table(table).to_string()
+    assert drawn.count("(0, " if shown.startswith("above") else ", 0)") == 1
 
 
 def test_holm_says_where_its_step_down_stopped() -> None:

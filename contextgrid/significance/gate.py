@@ -21,7 +21,14 @@ from contextgrid.core.checks import TIE_TOLERANCE, require
 from contextgrid.core.errors import parameter_error
 from contextgrid.significance.compare import compare_pair
 from contextgrid.significance.comparisons import PairedComparison
-from contextgrid.significance.wording import format_level, format_p, format_signed, interval_phrase, limits
+from contextgrid.significance.wording import (
+    format_level,
+    format_p,
+    format_signed,
+    interval_phrase,
+    interval_words,
+    limits,
+)
 
 __all__ = ["GateResult", "gate"]
 
@@ -106,7 +113,7 @@ class GateResult:
         it (:func:`~contextgrid.significance.wording.limits`). ``name`` writes the metric's and the
         configurations' names; the rest is the library's own words and numbers."""
         c = self.comparison
-        interval = f"{format_signed(self.low)} to {format_signed(self.high)}"
+        interval = interval_words(self.low, self.high)
         hypothesis = (
             f"no more than {self.max_drop:g} worse" if self.require_proof else f"worse by more than {self.max_drop:g}"
         )

@@ -2,10 +2,10 @@
 and the report alike.
 
 Every p-value goes through :func:`format_p` (a p-value a resampling cannot resolve reads "< 0.001", not a
-number), every interval through :func:`format_interval`, and a verdict reads the same everywhere
-(:func:`verdict_phrase`), with what limits it (:func:`limits`): how many questions differ, the smallest
-p-value the test can reach with them, the smallest difference they would detect with 80% power, and the
-correction, named only where it changed the verdict.
+number), every interval through :func:`format_interval` (:func:`interval_words` in a sentence: an end that leaves
+0 out is never shown as 0), and a verdict reads the same everywhere (:func:`verdict_phrase`), with what limits it
+(:func:`limits`): how many questions differ, the smallest p-value the test can reach with them, the smallest
+difference they would detect with 80% power, and the correction, named only where it changed the verdict.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ __all__ = [
     "format_p",
     "format_signed",
     "interval_phrase",
+    "interval_words",
     "limits",
     "verdict_phrase",
 ]
@@ -34,6 +35,11 @@ PRINTED_FLOOR = 0.001
 
 TEST_PHRASES = {"permutation": "a sign-flip test", "ttest": "a t-test", "wilcoxon": "a signed-rank test"}
 """How each built-in test is named in a sentence; another test reads "the NAME test"."""
+
+
+_BESIDE_ZERO = math.nextafter(0.0, math.inf)
+"""The end :func:`~contextgrid.significance.inversion.agreeing_bounds` gives an interval when the test rejects 0 and
+not the shifts just beside it."""
 
 
 def _test_phrase(test: str) -> str:
@@ -84,15 +90,44 @@ def format_signed(value: float, *, digits: int = 4) -> str:
     return text[1:] if float(text) == 0.0 else text
 
 
+def _beside_zero(value: float, digits: int) -> bool:
+    """Whether ``value`` is not 0 but shows as 0 at ``digits`` decimals."""
+    return value != 0.0 and math.isfinite(value) and float(f"{value:.{digits}f}") == 0.0
+
+
+def _ends(low: float, high: float, digits: int) -> tuple[str | None, str | None]:
+    """Each end as :func:`format_signed` writes it, or ``None`` for an end that leaves 0 out (``low > 0``,
+    ``high < 0``) yet shows as 0: written so, the interval would seem to hold the 0 its verdict rejects."""
+    left = None if low > 0.0 and _beside_zero(low, digits) else format_signed(low, digits=digits)
+    right = None if high < 0.0 and _beside_zero(high, digits) else format_signed(high, digits=digits)
+    return left, right
+
+
 def format_interval(low: float, high: float, *, digits: int = 4) -> str:
-    """``[low, high]``, each end signed.
+    """``[low, high]``, each end signed; an end beside 0 that leaves it out is written open at 0.
 
     Examples
     --------
     >>> format_interval(0.0, 0.14286)
     '[0.0000, +0.1429]'
+    >>> format_interval(5e-324, 4.5), format_interval(-3.0, -0.00002)
+    ('(0, +4.5000]', '[-3.0000, 0)')
     """
-    return f"[{format_signed(low, digits=digits)}, {format_signed(high, digits=digits)}]"
+    left, right = _ends(low, high, digits)
+    return f"{'(0' if left is None else '[' + left}, {'0)' if right is None else right + ']'}"
+
+
+def interval_words(low: float, high: float, *, digits: int = 4) -> str:
+    """``low to high``, each end signed, as a sentence says it; an end beside 0 that leaves it out reads "above 0"
+    or "below 0" (:func:`format_interval`).
+
+    Examples
+    --------
+    >>> interval_words(0.0, 0.14286), interval_words(5e-324, 4.5)
+    ('0.0000 to +0.1429', 'above 0 to +4.5000')
+    """
+    left, right = _ends(low, high, digits)
+    return f"{'above 0' if left is None else left} to {'below 0' if right is None else right}"
 
 
 def format_level(level: float) -> str:
@@ -130,9 +165,7 @@ def verdict_phrase(comparison: PairedComparison, *, digits: int = 4) -> str:
     >>> verdict_phrase(compare_pair(won, lost), digits=3)
     'a difference of +0.068 (95% sign-flip interval 0.000 to +0.143), not significant (p = 0.25)'
     """
-    interval = (
-        f"{format_signed(comparison.ci_low, digits=digits)} to {format_signed(comparison.ci_high, digits=digits)}"
-    )
+    interval = interval_words(comparison.ci_low, comparison.ci_high, digits=digits)
     if comparison.estimate != comparison.difference:
         interval += f" around {format_signed(comparison.estimate, digits=digits)}"
     corrected = comparison.correction != "none"
@@ -188,6 +221,12 @@ def limits(
         )
     elif c.differing:
         sentences.append("Every question differs by the same amount: there is no spread to judge power by.")
+    if c.test == "wilcoxon" and _open_at_zero(c):
+        sentences.append(
+            "The signed-rank test leaves out the questions that tie: at a shift of exactly 0 it judges only the "
+            "questions that differ, and rejects that shift, while it keeps the shifts just beside 0: the interval is "
+            "open at 0."
+        )
     if c.correction_decided:
         sentences.append(
             f"Alone it would be significant (p = {format_p(c.p_value, resolution=c.p_resolution)}); the "
@@ -199,6 +238,12 @@ def limits(
             f"step's level, {format_level(c.ci_level)}."
         )
     return sentences
+
+
+def _open_at_zero(comparison: PairedComparison) -> bool:
+    """Whether an end of the interval is the float beside 0: the verdict at 0 set it
+    (:func:`~contextgrid.significance.inversion.agreeing_bounds`)."""
+    return comparison.ci_low == _BESIDE_ZERO or comparison.ci_high == -_BESIDE_ZERO
 
 
 def describe(comparison: PairedComparison, *, digits: int = 4) -> str:
