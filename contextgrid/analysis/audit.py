@@ -628,21 +628,22 @@ def _piece_words(
 
     A piece is part of one word, which the word rule makes of letters and digits with apostrophes inside: its
     word, if any, is the piece without an apostrophe at either end. The pieces of ASCII documents are read from
-    their bytes (:attr:`DocumentWords.folded`), the others' from the texts.
+    their bytes (:attr:`DocumentWords.folded`) by the word rule on bytes
+    (:func:`~contextgrid.data.words.ascii_word_runs`), the others' from the texts.
     """
     at = np.full(len(owner), -1, dtype=np.int64) if words.ascii_at is None else words.ascii_at[doc]
     plain = np.flatnonzero(at >= 0)
     other = np.flatnonzero(at < 0)
-    folded = words.folded
-    low = at[plain] + begin[plain] + piece_start[plain]
-    high = at[plain] + begin[plain] + piece_end[plain]
-    # At most one apostrophe at either end: inside a word, no two are side by side (an empty text's piece is empty).
-    low += (low < high) & (folded[np.minimum(low, max(len(folded) - 1, 0))] == ord("'"))
-    high -= (low < high) & (folded[np.maximum(high - 1, 0)] == ord("'"))
-    lengths = high - low
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    data = folded[expand_stretches(low, lengths)[0]].tobytes()
-    plain_words = pa.LargeStringArray.from_buffers(len(plain), pa.py_buffer(offsets), pa.py_buffer(data))
+    # The ASCII pieces' bytes end to end, a space after each: being part of one word, each holds one word at most.
+    lengths = (piece_end - piece_start)[plain]
+    where = np.cumsum(lengths + 1) - lengths - 1
+    joined = np.full(int((lengths + 1).sum()), ord(" "), dtype=np.uint8)
+    low = (at + begin + piece_start)[plain]
+    joined[expand_stretches(where, lengths)[0]] = words.folded[expand_stretches(low, lengths)[0]]
+    start, _, runs = ascii_word_runs(joined.tobytes())
+    run = np.full(len(plain), -1, dtype=np.int64)
+    run[np.searchsorted(where, start, side="right") - 1] = np.arange(len(start), dtype=np.int64)
+    plain_words = runs.take(pa.array(run, mask=run < 0)).fill_null("")
     other_words = [
         values[i][a:b].replace("’", "'").strip("'").casefold()
         for i, a, b in zip(owner[other].tolist(), piece_start[other].tolist(), piece_end[other].tolist(), strict=True)
